@@ -1,8 +1,259 @@
-"""Command line entry point (placeholder until the CLI lands)."""
+"""The `autograd-lint` command: `check` files, list `rules`, run the language server (`lsp`).
 
+Exit status: 0 when nothing is found, 1 when there are findings, 2 on a usage or
+configuration error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
 import sys
+from pathlib import Path
+
+from . import __version__
+from .checker import check_path, iter_python_files
+from .config import ConfigError, Settings, find_pyproject, parse_codes, read_pyproject
+from .output import FORMAT_NAMES, Report, formats
+from .rules import RULES
+
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+
+POSITIONS_NOTE = """\
+Positions: text, github and sarif output give 1-based lines and 1-based columns;
+json output gives 1-based lines and 0-based columns (as the analysis does).
+Columns count Unicode code points.
+
+Exit status: 0 when no finding is reported, 1 when any is (0 with --exit-zero),
+2 on a usage or configuration error."""
 
 
-def main(argv=None) -> int:
-    print("autograd-lint: not yet implemented", file=sys.stderr)
-    return 2
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help, --version and usage errors
+        return exc.code if isinstance(exc.code, int) else EXIT_USAGE
+    if args.command is None:
+        parser.print_help(sys.stderr)
+        return EXIT_USAGE
+    return args.handler(args)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="autograd-lint",
+        description="Find PyTorch autograd graph-lifetime bugs without running the code.",
+    )
+    parser.add_argument("--version", action="version", version=f"autograd-lint {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    _add_check(commands)
+    _add_rules(commands)
+    # -- commands whose implementation lives in another component --------------------------
+    _add_lsp(commands)
+    return parser
+
+
+# -- check ----------------------------------------------------------------------------------
+
+
+def _codes_argument(text: str) -> list[str]:
+    try:
+        return parse_codes(text)
+    except ConfigError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from exc
+
+
+def _add_check(commands) -> None:
+    check = commands.add_parser(
+        "check",
+        help="check files and directories",
+        description="Check Python files; directories are searched for *.py files.",
+        epilog=POSITIONS_NOTE,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    check.add_argument("paths", nargs="*", metavar="PATH", help="files or directories (default: .)")
+    check.add_argument(
+        "--format", choices=FORMAT_NAMES, default="text", help="output format (default: text)"
+    )
+    check.add_argument(
+        "--select",
+        type=_codes_argument,
+        metavar="CODES",
+        help="comma-separated codes or prefixes to report (replaces the configured select)",
+    )
+    check.add_argument(
+        "--ignore",
+        type=_codes_argument,
+        metavar="CODES",
+        help="comma-separated codes or prefixes not to report (added to the configured ignore)",
+    )
+    check.add_argument(
+        "--config",
+        type=Path,
+        metavar="PYPROJECT",
+        help="read [tool.autograd-lint] from this file instead of the nearest pyproject.toml",
+    )
+    check.add_argument("--no-color", action="store_true", help="never colour the text output")
+    check.add_argument(
+        "--exit-zero", action="store_true", help="exit with 0 even when there are findings"
+    )
+    check.set_defaults(handler=run_check)
+
+
+def run_check(args: argparse.Namespace) -> int:
+    logging.basicConfig(format="autograd-lint: %(levelname)s: %(message)s")
+    paths = [Path(p) for p in args.paths] or [Path(".")]
+    missing = [str(p) for p in paths if not p.exists()]
+    if missing:
+        return _usage_error(f"no such file or directory: {', '.join(missing)}")
+    if args.config is not None and not args.config.is_file():
+        return _usage_error(f"config file not found: {args.config}")
+
+    settings_of = _SettingsResolver(args)
+    findings = []
+    seen: set[Path] = set()
+    try:
+        for path in paths:
+            settings = settings_of(path)
+            for file in iter_python_files(path, settings):
+                identity = file.resolve()
+                if identity in seen:
+                    continue
+                seen.add(identity)
+                findings.extend(check_path(_display_path(file), settings))
+    except ConfigError as exc:
+        return _usage_error(str(exc))
+
+    findings.sort(key=lambda f: f.sort_key())
+    report = Report(findings, files_checked=len(seen))
+    color = args.format == "text" and not args.no_color and _stdout_wants_color()
+    _write(formats()[args.format](report, color=color))
+    if findings and not args.exit_zero:
+        return EXIT_FINDINGS
+    return EXIT_CLEAN
+
+
+class _SettingsResolver:
+    """Settings for each PATH argument: its nearest pyproject.toml (or --config), plus options."""
+
+    def __init__(self, args: argparse.Namespace):
+        self._args = args
+        self._by_file: dict[Path | None, Settings] = {}
+
+    def __call__(self, path: Path) -> Settings:
+        pyproject = self._args.config or find_pyproject(path)
+        key = pyproject.absolute() if pyproject else None
+        if key not in self._by_file:
+            base = read_pyproject(pyproject) if pyproject else Settings()
+            extra_ignore = self._args.ignore or []
+            self._by_file[key] = base.merged(
+                select=self._args.select,
+                ignore=[*base.ignore, *extra_ignore] if extra_ignore else None,
+            )
+        return self._by_file[key]
+
+
+def _display_path(path: Path) -> Path:
+    """Paths under the working directory are shown relative to it."""
+    if path.is_absolute():
+        try:
+            return path.relative_to(Path.cwd())
+        except ValueError:
+            return path
+    return path
+
+
+def _stdout_wants_color() -> bool:
+    if os.environ.get("NO_COLOR"):
+        return False
+    isatty = getattr(sys.stdout, "isatty", None)
+    return bool(isatty and isatty())
+
+
+def _write(text: str) -> None:
+    try:
+        sys.stdout.write(text)
+    except UnicodeEncodeError:  # a console that cannot show a character of a message
+        encoding = sys.stdout.encoding or "ascii"
+        sys.stdout.write(text.encode(encoding, "backslashreplace").decode(encoding))
+    sys.stdout.flush()
+
+
+def _usage_error(message: str) -> int:
+    print(f"autograd-lint: error: {message}", file=sys.stderr)
+    return EXIT_USAGE
+
+
+# -- rules ----------------------------------------------------------------------------------
+
+
+def _add_rules(commands) -> None:
+    rules = commands.add_parser("rules", help="list the rules", description="List the rules.")
+    rules.add_argument("--format", choices=("text", "json"), default="text")
+    rules.set_defaults(handler=run_rules)
+
+
+def run_rules(args: argparse.Namespace) -> int:
+    if args.format == "json":
+        listing = [
+            {
+                "code": r.code,
+                "name": r.name,
+                "severity": r.severity.value,
+                "summary": r.summary,
+                "docs": r.docs_url,
+            }
+            for r in RULES.values()
+        ]
+        _write(json.dumps(listing, indent=2) + "\n")
+        return EXIT_CLEAN
+    name_width = max((len(r.name) for r in RULES.values()), default=0)
+    lines = [
+        f"{r.code}  {r.name:<{name_width}}  {r.severity.value:<7}  {r.summary}"
+        for r in RULES.values()
+    ]
+    _write("\n".join(lines) + "\n")
+    return EXIT_CLEAN
+
+
+# -- lsp: implemented by autograd_lint.lsp.server:main(args) --------------------------------
+
+
+def _host_port(text: str) -> tuple[str, int]:
+    host, sep, port = text.rpartition(":")
+    if not sep or not port.isdigit() or not 0 <= int(port) <= 65535:
+        raise argparse.ArgumentTypeError(f"expected HOST:PORT, got {text!r}")
+    return host.strip("[]") or "127.0.0.1", int(port)
+
+
+def _add_lsp(commands) -> None:
+    lsp = commands.add_parser(
+        "lsp",
+        help="run the language server",
+        description="Run the language server (over stdin/stdout unless --tcp is given).",
+    )
+    transport = lsp.add_mutually_exclusive_group()
+    transport.add_argument("--stdio", action="store_true", help="talk over stdin/stdout (default)")
+    transport.add_argument(
+        "--tcp", type=_host_port, metavar="HOST:PORT", help="listen on HOST:PORT instead"
+    )
+    # Some clients pass their process id; accepted so that they can start the server.
+    lsp.add_argument("--clientProcessId", type=int, help=argparse.SUPPRESS)
+    lsp.set_defaults(handler=run_lsp)
+
+
+def run_lsp(args: argparse.Namespace) -> int:
+    """Hands over to `autograd_lint.lsp.server.main(args)`.
+
+    `args.stdio` is a bool, `args.tcp` is None or a `(host, port)` tuple.
+    """
+    try:
+        from .lsp.server import main as lsp_main
+    except ModuleNotFoundError as exc:
+        if exc.name != f"{__package__}.lsp.server":
+            raise
+        return _usage_error("the language server is not available in this installation")
+    return lsp_main(args) or EXIT_CLEAN

@@ -1,0 +1,115 @@
+"""Checking files: analysis, then inline suppressions, then settings.
+
+`check_source` and `check_path` never raise on any input: a file that does not parse
+or cannot be decoded becomes an AG000 finding, and an internal error of the analysis
+is logged (with its traceback) rather than stopping a run over many files.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import logging
+import os
+import tokenize
+from collections.abc import Iterator
+from pathlib import Path
+
+from .analysis import Finding, Severity, Span, analyze
+from .analysis.suppress import filter_suppressed
+from .config import SYNTAX_ERROR_CODE, Settings
+
+log = logging.getLogger(__name__)
+
+# Directories that never hold the user's own code. Virtual environments under any
+# name are recognised by their pyvenv.cfg.
+SKIPPED_DIRS = frozenset(
+    {
+        ".git",
+        ".hg",
+        ".svn",
+        ".venv",
+        ".tox",
+        ".nox",
+        ".eggs",
+        "__pycache__",
+        "site-packages",
+        "node_modules",
+        "build",
+        "dist",
+    }
+)
+
+
+def check_source(
+    source: str, path: str, settings: Settings | None = None, *, cache=None
+) -> list[Finding]:
+    settings = settings or Settings()
+    findings: list[Finding] = []
+    try:
+        findings = analyze(source, path, cache=cache)
+    except Exception:
+        log.exception("internal error while analysing %s; no findings reported for it", path)
+    findings = [f if f.path else dataclasses.replace(f, path=path) for f in findings]
+    findings = filter_suppressed(findings, source)
+    return sorted(settings.apply(findings), key=Finding.sort_key)
+
+
+def check_path(path: Path, settings: Settings | None = None, *, cache=None) -> list[Finding]:
+    settings = settings or Settings()
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        return settings.apply([_file_problem(path, f"cannot read file: {exc.strerror or exc}")])
+    try:
+        source = decode_source(data)
+    except (SyntaxError, UnicodeDecodeError, LookupError) as exc:
+        return settings.apply(
+            [_file_problem(path, f"cannot decode file: {_decode_reason(exc, data)}")]
+        )
+    return check_source(source, str(path), settings, cache=cache)
+
+
+def decode_source(data: bytes) -> str:
+    """Decode as Python does: a BOM or PEP 263 coding cookie, else UTF-8; newlines become \\n."""
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError:
+        # Also raised for plain invalid UTF-8 in the first two lines; decoding says where.
+        data.decode("utf-8")
+        raise
+    text = data.decode(encoding)
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _decode_reason(exc: Exception, data: bytes) -> str:
+    if isinstance(exc, UnicodeDecodeError):
+        line = data.count(b"\n", 0, exc.start) + 1
+        return f"invalid {exc.encoding} ({exc.reason}) on line {line}"
+    return str(exc)
+
+
+def _file_problem(path: Path, message: str) -> Finding:
+    return Finding(SYNTAX_ERROR_CODE, Severity.ERROR, message, Span.of(1, 0, 1, 0), path=str(path))
+
+
+def iter_python_files(path: Path, settings: Settings) -> Iterator[Path]:
+    """`path` itself when it is a file (even an excluded one), else the .py files under it."""
+    if not path.is_dir():
+        yield path
+        return
+    for dirpath, dirnames, filenames in os.walk(path):
+        directory = Path(dirpath)
+        dirnames[:] = sorted(d for d in dirnames if not _skipped_dir(directory / d, settings))
+        for name in sorted(filenames):
+            file = directory / name
+            if name.endswith(".py") and not settings.is_excluded(file):
+                yield file
+
+
+def _skipped_dir(directory: Path, settings: Settings) -> bool:
+    return (
+        directory.name in SKIPPED_DIRS
+        or (directory / "pyvenv.cfg").exists()
+        or settings.is_excluded(directory)
+    )

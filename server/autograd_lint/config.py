@@ -1,0 +1,284 @@
+"""Settings: which rules run, at what severity, and which files are skipped.
+
+Settings come from the `[tool.autograd-lint]` table of the nearest `pyproject.toml`,
+then command-line options are merged on top:
+
+    [tool.autograd-lint]
+    select = ["AG0"]              # codes or code prefixes; default: every rule
+    ignore = ["AG003"]            # wins over select
+    exclude = ["tests/data", "*_generated.py"]   # gitignore-like, relative to the project
+    severity = { AG001 = "warning" }
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import re
+import sys
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .analysis.model import Finding, Severity
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised only on 3.10
+    import tomli as tomllib
+
+SECTION = "autograd-lint"
+SYNTAX_ERROR_CODE = "AG000"
+_CODE_PATTERN = re.compile(r"AG\d{0,3}")
+_SEVERITIES = tuple(s.value for s in Severity)
+_KEYS = ("select", "ignore", "exclude", "severity")
+
+
+class ConfigError(ValueError):
+    """The configuration cannot be used; the message says what to change."""
+
+
+@dataclass
+class Settings:
+    select: list[str] | None = None
+    ignore: list[str] = field(default_factory=list)
+    exclude: list[str] = field(default_factory=list)
+    severity: dict[str, str] = field(default_factory=dict)
+    # The directory `exclude` patterns are relative to (where the pyproject.toml lies).
+    root: Path | None = None
+
+    def enabled(self, code: str) -> bool:
+        code = code.upper()
+        if code == SYNTAX_ERROR_CODE:
+            # A file that does not parse was not checked at all: only an explicit
+            # `ignore = ["AG000"]` hides that, never a prefix or a narrow select.
+            return SYNTAX_ERROR_CODE not in self.ignore
+        if _matches_any(code, self.ignore):
+            return False
+        return self.select is None or _matches_any(code, self.select)
+
+    def severity_of(self, code: str) -> Severity | None:
+        """The configured severity for `code` (the longest matching key wins), if any."""
+        matching = [key for key in self.severity if code.upper().startswith(key)]
+        if not matching:
+            return None
+        return Severity(self.severity[max(matching, key=len)])
+
+    def apply(self, findings: Iterable[Finding]) -> list[Finding]:
+        kept = []
+        for finding in findings:
+            if not self.enabled(finding.code):
+                continue
+            severity = self.severity_of(finding.code)
+            if severity is not None and severity is not finding.severity:
+                finding = dataclasses.replace(finding, severity=severity)
+            kept.append(finding)
+        return kept
+
+    def merged(self, **overrides) -> Settings:
+        """A copy with each override that is not None put in place of the current value."""
+        known = {f.name for f in dataclasses.fields(self)}
+        unknown = set(overrides) - known
+        if unknown:
+            raise TypeError(f"unknown setting(s): {', '.join(sorted(unknown))}")
+        values = {name: getattr(self, name) for name in _KEYS}
+        values.update({k: v for k, v in overrides.items() if v is not None and k != "root"})
+        merged = Settings.from_mapping(values)
+        merged.root = overrides.get("root") or self.root
+        return merged
+
+    @classmethod
+    def from_mapping(cls, data: Mapping) -> Settings:
+        if not isinstance(data, Mapping):
+            raise ConfigError(f"[tool.{SECTION}] must be a table, not {type(data).__name__}")
+        unknown = [key for key in data if key not in _KEYS]
+        if unknown:
+            raise ConfigError(
+                f"unknown key(s) in [tool.{SECTION}]: {', '.join(map(str, unknown))} "
+                f"(allowed: {', '.join(_KEYS)})"
+            )
+        select = data.get("select")
+        return cls(
+            select=None if select is None else _codes("select", select),
+            ignore=_codes("ignore", data.get("ignore", [])),
+            exclude=_patterns(data.get("exclude", [])),
+            severity=_severities(data.get("severity", {})),
+        )
+
+    def is_excluded(self, path: Path) -> bool:
+        """Whether `path` (a file or directory) matches `exclude`, relative to `root`.
+
+        Like gitignore, the last matching pattern decides, and `!pattern` re-includes.
+        Callers walking a tree prune excluded directories, so a file under an
+        excluded directory is never asked about.
+        """
+        if not self.exclude or self.root is None:
+            return False
+        try:
+            relative = path.absolute().relative_to(self.root.absolute()).as_posix()
+        except ValueError:
+            return False
+        if relative == ".":
+            return False
+        excluded = False
+        for regex, negated, dirs_only in map(_compile_exclude, self.exclude):
+            if dirs_only and not path.is_dir():
+                continue
+            if regex.fullmatch(relative):
+                excluded = not negated
+        return excluded
+
+
+def _matches_any(code: str, prefixes: Iterable[str]) -> bool:
+    return any(code.startswith(prefix) for prefix in prefixes)
+
+
+def _strings(key: str, value) -> list[str]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"'{key}' must be a list of strings, got {value!r}")
+    return list(value)
+
+
+def _patterns(value) -> list[str]:
+    patterns = _strings("exclude", value)
+    for pattern in patterns:
+        _compile_exclude(pattern)  # raises ConfigError on a pattern that cannot work
+    return patterns
+
+
+def _codes(key: str, value) -> list[str]:
+    codes = [code.strip().upper() for code in _strings(key, value)]
+    for code in codes:
+        if not _CODE_PATTERN.fullmatch(code):
+            raise ConfigError(
+                f"'{key}' has an invalid rule code {code!r}: expected a code like AG001 "
+                f"or a prefix like AG0"
+            )
+    return codes
+
+
+def _severities(value) -> dict[str, str]:
+    if not isinstance(value, Mapping):
+        raise ConfigError(f"'severity' must be a table of code = level, got {value!r}")
+    out = {}
+    for code, level in value.items():
+        key = str(code).strip().upper()
+        if not _CODE_PATTERN.fullmatch(key):
+            raise ConfigError(f"'severity' has an invalid rule code {code!r}")
+        if not isinstance(level, str) or level.lower() not in _SEVERITIES:
+            raise ConfigError(
+                f"severity of {key} must be one of {', '.join(_SEVERITIES)}, got {level!r}"
+            )
+        out[key] = level.lower()
+    return out
+
+
+def parse_codes(text: str) -> list[str]:
+    """Split a comma-separated command-line list of codes and check each one."""
+    return _codes("codes", [part for part in text.split(",") if part.strip()])
+
+
+# -- exclude patterns -------------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=256)
+def _compile_exclude(pattern: str) -> tuple[re.Pattern, bool, bool]:
+    """Translate one gitignore-like pattern into (regex over a relative posix path, negated, dirs only)."""
+    negated = pattern.startswith("!")
+    if negated:
+        pattern = pattern[1:]
+    pattern = pattern.strip().replace("\\", "/")
+    dirs_only = pattern.endswith("/")
+    pattern = pattern.strip("/") if pattern.startswith("/") else pattern.rstrip("/")
+    if pattern.startswith("./"):
+        pattern = pattern[2:]
+    if not pattern:
+        raise ConfigError("'exclude' has an empty pattern")
+    # As in gitignore: a pattern with a slash is anchored at the root; one without
+    # matches a name at any depth.
+    anchored = "/" in pattern
+    body = _glob_to_regex(pattern)
+    regex = body if anchored else f"(?:.*/)?{body}"
+    return re.compile(regex), negated, dirs_only
+
+
+def _glob_to_regex(pattern: str) -> str:
+    out = []
+    i = 0
+    while i < len(pattern):
+        if pattern.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+        elif pattern.startswith("/**", i) and i + 3 == len(pattern):
+            out.append("/.*")
+            i += 3
+        elif pattern.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif pattern[i] == "*":
+            out.append("[^/]*")
+            i += 1
+        elif pattern[i] == "?":
+            out.append("[^/]")
+            i += 1
+        elif pattern[i] == "[" and "]" in pattern[i + 2 :]:
+            end = pattern.index("]", i + 2)
+            chars = pattern[i + 1 : end]
+            negate = chars.startswith("!")
+            chars = chars[1:] if negate else chars
+            out.append("[" + ("^" if negate else "") + chars.replace("\\", "\\\\") + "]")
+            i = end + 1
+        else:
+            out.append(re.escape(pattern[i]))
+            i += 1
+    return "".join(out)
+
+
+# -- discovery --------------------------------------------------------------------------
+
+
+def _start_dir(path: Path) -> Path:
+    path = path.absolute()
+    return path if path.is_dir() else path.parent
+
+
+def find_project_root(path: Path) -> Path | None:
+    """The nearest directory at or above `path` holding a pyproject.toml or a .git."""
+    for directory in (_start_dir(path), *_start_dir(path).parents):
+        if (directory / "pyproject.toml").is_file() or (directory / ".git").exists():
+            return directory
+    return None
+
+
+def find_pyproject(path: Path) -> Path | None:
+    for directory in (_start_dir(path), *_start_dir(path).parents):
+        candidate = directory / "pyproject.toml"
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def read_pyproject(pyproject: Path) -> Settings:
+    """Settings from `[tool.autograd-lint]` of one file (defaults when the table is absent)."""
+    try:
+        data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ConfigError(f"cannot read {pyproject}: {exc.strerror or exc}") from exc
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{pyproject} is not valid TOML: {exc}") from exc
+    table = data.get("tool", {})
+    table = table.get(SECTION, {}) if isinstance(table, dict) else {}
+    try:
+        settings = Settings.from_mapping(table)
+    except ConfigError as exc:
+        raise ConfigError(f"{pyproject}: {exc}") from exc
+    settings.root = pyproject.absolute().parent
+    return settings
+
+
+def load_settings(start: Path) -> Settings:
+    """Settings of the nearest pyproject.toml at or above `start`; defaults when there is none."""
+    pyproject = find_pyproject(start)
+    if pyproject is None:
+        return Settings(root=find_project_root(start))
+    return read_pyproject(pyproject)

@@ -1,0 +1,30 @@
+"""Machine-readable output: 1-based lines, 0-based code-point columns (as in the analysis)."""
+
+from __future__ import annotations
+
+import json
+
+from ..analysis.model import Finding
+from . import Report
+
+VERSION = 1
+
+
+def finding_to_json(finding: Finding) -> dict:
+    return {
+        "path": finding.path,
+        "code": finding.code,
+        "severity": finding.severity.value,
+        "message": finding.message,
+        "range": finding.span.to_json(),
+        "evidence": [step.to_json() for step in finding.evidence],
+    }
+
+
+def render(report: Report, *, color: bool = False) -> str:
+    document = {
+        "version": VERSION,
+        "files": report.files_checked,
+        "findings": [finding_to_json(f) for f in report.findings],
+    }
+    return json.dumps(document, indent=2) + "\n"

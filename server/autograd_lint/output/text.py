@@ -1,0 +1,57 @@
+"""Human-readable output: `path:line:col: CODE message`, 1-based lines and columns."""
+
+from __future__ import annotations
+
+from ..analysis.model import Finding, Position, Severity
+from . import Report
+
+_RESET = "\033[0m"
+_BOLD = "\033[1m"
+_DIM = "\033[2m"
+_SEVERITY_COLOR = {
+    Severity.ERROR: "\033[1;31m",
+    Severity.WARNING: "\033[1;33m",
+    Severity.INFO: "\033[1;36m",
+}
+
+
+def render(report: Report, *, color: bool = False) -> str:
+    def paint(text: str, style: str) -> str:
+        return f"{style}{text}{_RESET}" if color else text
+
+    lines = []
+    for finding in report.findings:
+        where = f"{finding.path}:{_line_col(finding.span.start)}:"
+        code = paint(finding.code, _SEVERITY_COLOR.get(finding.severity, _BOLD))
+        lines.append(f"{paint(where, _BOLD)} {code} {finding.message}")
+        lines.extend(_evidence(finding, paint))
+    lines.append(summary(report))
+    return "\n".join(lines) + "\n"
+
+
+def _evidence(finding: Finding, paint) -> list[str]:
+    out = []
+    for step in finding.evidence:
+        where = _line_col(step.span.start)
+        if step.path and step.path != finding.path:
+            where = f"{step.path}:{where}"
+        out.append(f"    {paint(where + ':', _DIM)} {step.message}")
+    return out
+
+
+def _line_col(position: Position) -> str:
+    return f"{position.line}:{position.column + 1}"
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def summary(report: Report) -> str:
+    checked = _count(report.files_checked, "file")
+    if not report.findings:
+        return f"All checks passed ({checked} checked)."
+    return (
+        f"Found {_count(len(report.findings), 'finding')} in "
+        f"{_count(report.files_with_findings, 'file')} ({checked} checked)."
+    )
