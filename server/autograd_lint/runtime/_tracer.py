@@ -1,0 +1,101 @@
+"""Line tracing of the user's script: loop iteration markers and a map from autograd
+sequence numbers to the script line that was running when each node was created.
+
+Autograd numbers the nodes it creates from a per-thread counter
+(`torch._C._autograd._get_sequence_nr()` peeks at the next number; `node._sequence_nr()`
+reads a node's). Recording the counter at each traced line and at each pass over a loop's
+first line lets us say, for any node, which line built it and in which iteration, without
+anomaly mode's per-node traceback capture.
+
+Loaded by the harness from its file path; standard library only, Python 3.8 syntax.
+"""
+
+from __future__ import annotations
+
+import bisect
+import sys
+
+
+class ScriptTracer:
+    def __init__(self, script, loops, next_sequence_nr):
+        self.script = script
+        self.next_sequence_nr = next_sequence_nr
+        self.loops = sorted(set(loops))
+        self.counts = {start: 0 for start, _ in self.loops}
+        # loop start -> parallel lists: sequence number at each pass, iteration it began
+        self.markers = {start: ([], []) for start, _ in self.loops}
+        self.nested = {
+            start: [s for s, e in self.loops if start <= s <= e <= end and (s, e) != (start, end)]
+            for start, end in self.loops
+        }
+        self.loop_code = {}
+        self.line_seqs = []  # strictly increasing
+        self.line_numbers = []
+
+    def start(self):
+        sys.settrace(self.global_trace)
+
+    def stop(self):
+        sys.settrace(None)
+
+    # -- tracing --------------------------------------------------------------------------
+
+    def global_trace(self, frame, event, arg):
+        if frame.f_code.co_filename != self.script:
+            return None
+        return self.local_trace
+
+    def local_trace(self, frame, event, arg):
+        if event == "line":
+            line = frame.f_lineno
+            self.record(line)
+            if line in self.counts:
+                self.mark(frame, line)
+        elif event == "return":
+            # Nodes the caller creates after this returns belong to the caller's line.
+            caller = frame.f_back
+            while caller is not None and caller.f_code.co_filename != self.script:
+                caller = caller.f_back
+            if caller is not None:
+                self.record(caller.f_lineno)
+        return self.local_trace
+
+    def record(self, line):
+        seq = self.next_sequence_nr()
+        if self.line_seqs and self.line_seqs[-1] == seq:
+            self.line_numbers[-1] = line  # no node was created on the previous line
+        else:
+            self.line_seqs.append(seq)
+            self.line_numbers.append(line)
+
+    def mark(self, frame, start):
+        # A comprehension or lambda on the loop's first line runs in another code object.
+        code = self.loop_code.setdefault(start, frame.f_code)
+        if code is not frame.f_code:
+            return
+        self.counts[start] += 1
+        for inner in self.nested[start]:
+            self.counts[inner] = 0
+        seqs, iterations = self.markers[start]
+        seqs.append(self.next_sequence_nr())
+        iterations.append(self.counts[start])
+
+    # -- queries --------------------------------------------------------------------------
+
+    def line_of(self, seq):
+        index = bisect.bisect_right(self.line_seqs, seq) - 1
+        return self.line_numbers[index] if index >= 0 else None
+
+    def iteration_at(self, loop, seq):
+        """The iteration of `loop` that was running when node `seq` was made; 0 = before it."""
+        seqs, iterations = self.markers[loop]
+        index = bisect.bisect_right(seqs, seq) - 1
+        return iterations[index] if index >= 0 else 0
+
+    def enclosing_loop(self, stack):
+        """The innermost given loop around the innermost script frame that sits in one."""
+        for line, _ in stack:
+            holding = [(end - start, start) for start, end in self.loops if start <= line <= end]
+            if holding:
+                return min(holding)[1]
+        return None

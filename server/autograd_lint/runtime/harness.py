@@ -1,0 +1,359 @@
+"""Runs a user's script with autograd instrumentation and reports what its backward calls meet.
+
+    python -m autograd_lint.runtime.harness --script train.py --loop-lines 30:41 \
+        --result-fd 5 -- --epochs 1
+
+This file is also run by path (`python .../harness.py`) with the user's own interpreter,
+which may not have autograd-lint installed: it imports only the standard library, torch
+(after the script's device is fixed) and its sibling `_graph.py`, and keeps to Python 3.8
+syntax.
+
+Results go to a dedicated channel (`--result-fd`, an inherited pipe, or `--result-file`) as
+JSON lines, so nothing the script prints can corrupt them. The last line is the verdict:
+`{"event": "verdict", "status": "confirmed" | "not-reproduced" | "error", ...}`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import importlib.util
+import json
+import os
+import runpy
+import sys
+import threading
+import traceback
+
+
+class _HarnessStop(BaseException):
+    """Unwinds the user's script once the verdict is written; `except Exception` won't catch it."""
+
+
+class ResultChannel:
+    def __init__(self, fd=None, path=None):
+        self._fd = fd
+        self._file = open(path, "a", encoding="utf-8") if path else None  # noqa: SIM115
+        if fd is not None:
+            # The script's own subprocesses must not hold the write end open.
+            os.set_inheritable(fd, False)
+
+    def send(self, event, **fields):
+        fields["event"] = event
+        line = json.dumps(fields, default=str) + "\n"
+        if self._fd is not None:
+            data = line.encode("utf-8")
+            while data:
+                data = data[os.write(self._fd, data) :]
+        if self._file is not None:
+            self._file.write(line)
+            self._file.flush()
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(prog="autograd_lint.runtime.harness")
+    parser.add_argument("--script", required=True)
+    parser.add_argument("--lines", default="", help="backward lines of interest: L1,L2")
+    parser.add_argument("--loop-lines", default="", help="loops as START:END,...")
+    parser.add_argument("--max-steps", type=int, default=5)
+    parser.add_argument("--device", default="auto", help="auto, cpu or cuda:N")
+    parser.add_argument("--result-fd", type=int)
+    parser.add_argument("--result-file")
+    parser.add_argument("script_args", nargs=argparse.REMAINDER)
+    args = parser.parse_args(argv)
+    if args.script_args[:1] == ["--"]:
+        args.script_args = args.script_args[1:]
+    args.lines = {int(x) for x in args.lines.split(",") if x.strip()}
+    loops = []
+    for item in args.loop_lines.split(","):
+        if item.strip():
+            start, _, end = item.partition(":")
+            loops.append((int(start), int(end or start)))
+    args.loop_lines = loops
+    return args
+
+
+def fix_device(device):
+    """Pins CUDA visibility before torch is imported: `cpu` hides every GPU."""
+    if device == "cpu":
+        os.environ["CUDA_VISIBLE_DEVICES"] = ""
+    elif device.startswith("cuda:") and "AUTOGRAD_LINT_DEVICE_PINNED" not in os.environ:
+        os.environ["CUDA_VISIBLE_DEVICES"] = device.split(":", 1)[1]
+
+
+def physical_device(device):
+    """Names a CUDA device by the index the caller chose, not the one CUDA_VISIBLE_DEVICES remaps it to."""
+    if device.type != "cuda":
+        return str(device.type)
+    index = device.index or 0
+    visible = [v for v in os.environ.get("CUDA_VISIBLE_DEVICES", "").split(",") if v.strip()]
+    if index < len(visible) and visible[index].strip().isdigit():
+        return "cuda:" + visible[index].strip()
+    return f"cuda:{index}"
+
+
+def peak_memory(torch, cuda_device):
+    if cuda_device is not None:
+        try:
+            return int(torch.cuda.max_memory_allocated(cuda_device))
+        except Exception:
+            return None
+    try:
+        import resource
+
+        rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        return int(rss) if sys.platform == "darwin" else int(rss) * 1024
+    except Exception:
+        return None
+
+
+def script_frames(script, frame):
+    """Frames of the script on the stack, innermost first, as (line, frame)."""
+    out = []
+    while frame is not None:
+        if frame.f_code.co_filename == script:
+            out.append((frame.f_lineno, frame))
+        frame = frame.f_back
+    return out
+
+
+def call_site(script, lines, frame):
+    """The script line a backward call comes from: a line of interest on the stack, else the innermost."""
+    stack = script_frames(script, frame)
+    for line, _ in stack:
+        if line in lines:
+            return line, stack
+    return (stack[0][0] if stack else None), stack
+
+
+class Instrumentation:
+    def __init__(self, torch, graph, args, script, channel, tracer):
+        self.torch = torch
+        self.graph = graph
+        self.args = args
+        self.script = script
+        self.channel = channel
+        self.tracer = tracer
+        self.calls = 0
+        self.graph_nodes = []
+        self.site_calls = {}  # call line -> [sequence number at each call]
+        self.cuda_device = None
+        self.device = "cpu"
+        self.verdict_sent = False
+        self.local = threading.local()
+
+    # -- verdicts -------------------------------------------------------------------------
+
+    def finish(self, status, detail, **fields):
+        if self.verdict_sent:
+            return
+        self.verdict_sent = True
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(Exception):
+                stream.flush()
+        self.channel.send(
+            "verdict",
+            status=status,
+            detail=detail,
+            device=self.device,
+            backward_calls=self.calls,
+            graph_nodes=self.graph_nodes,
+            peak_memory_bytes=peak_memory(self.torch, self.cuda_device),
+            **fields,
+        )
+
+    # -- the wrapped entry points ---------------------------------------------------------
+
+    def wrap(self, original, kind):
+        instrumentation = self
+
+        def wrapper(*args, **kwargs):
+            if getattr(instrumentation.local, "depth", 0):
+                return original(*args, **kwargs)  # Tensor.backward -> autograd.backward
+            if instrumentation.verdict_sent:
+                raise _HarnessStop()
+            instrumentation.local.depth = 1
+            try:
+                return instrumentation.checked_call(original, kind, args, kwargs)
+            finally:
+                instrumentation.local.depth = 0
+
+        wrapper.__wrapped__ = original
+        wrapper.__name__ = getattr(original, "__name__", kind)
+        wrapper.__doc__ = getattr(original, "__doc__", None)
+        return wrapper
+
+    def checked_call(self, original, kind, args, kwargs):
+        graph = self.graph
+        frame = sys._getframe(2)
+        line, stack = call_site(self.script, self.args.lines, frame)
+        roots, inputs, devices = graph.gradient_roots(self.torch, kind, args, kwargs)
+        nodes = graph.walk(roots, inputs)
+        self.calls += 1
+        self.graph_nodes.append(len(nodes))
+        self.note_device(devices)
+        iteration, loop = self.iteration_of(line, stack)
+        self.channel.send(
+            "backward", call=self.calls, line=line, iteration=iteration, nodes=len(nodes)
+        )
+        broken = graph.find_broken_node(nodes)
+        if broken is not None:
+            node, problem, message = broken
+            self.confirm(line, iteration, loop, node, problem, message, intercepted=True)
+            raise _HarnessStop()
+        try:
+            result = original(*args, **kwargs)
+        except RuntimeError as error:
+            problem = graph.classify(str(error))
+            if problem is None:
+                raise
+            self.confirm(line, iteration, loop, None, problem, str(error), intercepted=False)
+            raise _HarnessStop() from None
+        if self.calls >= self.args.max_steps:
+            self.finish(
+                "not-reproduced",
+                f"not reproduced in {self.calls} steps",
+                iteration=iteration,
+                line=line,
+            )
+            raise _HarnessStop()
+        return result
+
+    def note_device(self, devices):
+        cuda = [d for d in devices if d.type == "cuda"]
+        if cuda:
+            self.cuda_device = cuda[0]
+            self.device = physical_device(cuda[0])
+
+    def iteration_of(self, line, stack):
+        """The iteration the call runs in: of the innermost given loop holding it, else by call count."""
+        loop = self.tracer.enclosing_loop(stack) if self.tracer else None
+        if loop is not None:
+            return self.tracer.counts[loop], loop
+        seqs = self.site_calls.setdefault(line, [])
+        seqs.append(self.torch._C._autograd._get_sequence_nr())
+        return len(seqs), None
+
+    def built_iteration(self, seq, line, loop):
+        if loop is not None:
+            return self.tracer.iteration_at(loop, seq)
+        import bisect
+
+        # Without a loop, the calls from this line mark the iterations: a node built before
+        # the first call belongs to iteration 1.
+        return bisect.bisect_left(self.site_calls.get(line, []), seq) + 1
+
+    def confirm(self, line, iteration, loop, node, problem, message, intercepted):
+        fields = {
+            "line": line,
+            "iteration": iteration,
+            "problem": problem,
+            "intercepted": intercepted,
+            "exception": None if intercepted else message,
+        }
+        if node is not None:
+            seq = node._sequence_nr()
+            built_line = self.tracer.line_of(seq) if self.tracer else None
+            fields.update(
+                node=type(node).__name__,
+                built_line=built_line,
+                built_iteration=self.built_iteration(seq, line, loop),
+            )
+        where = f"line {line}, iteration {iteration}"
+        if problem == "inplace":
+            detail = f"backward at {where} needs a saved tensor that was later modified in place"
+        else:
+            detail = f"backward at {where} reaches a graph whose saved tensors were already freed"
+        if node is not None:
+            built = f"built at line {fields['built_line']} in iteration {fields['built_iteration']}"
+            detail += f" ({fields['node']} {built})"
+        if not intercepted:
+            detail += ": " + message.splitlines()[0]
+        self.finish("confirmed", detail, **fields)
+
+
+def load_sibling(name):
+    """Imports a helper next to this file under a private name, whatever the interpreter's path."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), name + ".py")
+    spec = importlib.util.spec_from_file_location("autograd_lint_harness" + name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def install(torch, instrumentation):
+    torch.autograd.backward = instrumentation.wrap(torch.autograd.backward, "backward")
+    torch.autograd.grad = instrumentation.wrap(torch.autograd.grad, "grad")
+    torch.Tensor.backward = instrumentation.wrap(torch.Tensor.backward, "tensor.backward")
+
+
+def summarize_exception(script, error):
+    tb = traceback.extract_tb(error.__traceback__)
+    lines = [f.lineno for f in tb if f.filename == script]
+    text = "".join(traceback.format_exception_only(type(error), error)).strip()
+    return text, (lines[-1] if lines else None)
+
+
+def main(argv=None):
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    channel = ResultChannel(args.result_fd, args.result_file)
+    script = os.path.realpath(args.script)
+    if not os.path.isfile(script):
+        channel.send("verdict", status="error", detail=f"script not found: {args.script}")
+        return 2
+    fix_device(args.device)
+    # Import torch as the script would: from its folder, not from this package's.
+    sys.path[0] = os.path.dirname(script)
+    try:
+        import torch
+    except Exception as error:
+        channel.send("verdict", status="error", detail=f"cannot import torch: {error}")
+        return 2
+    graph = load_sibling("_graph")
+    tracer_module = load_sibling("_tracer")
+    channel.send("start", pid=os.getpid(), torch=torch.__version__, python=sys.version.split()[0])
+    tracer = tracer_module.ScriptTracer(
+        script, args.loop_lines, torch._C._autograd._get_sequence_nr
+    )
+    instrumentation = Instrumentation(torch, graph, args, script, channel, tracer)
+    install(torch, instrumentation)
+
+    # Look like `python script.py` run from the script's folder.
+    sys.argv = [script] + list(args.script_args)
+    outcome = 0
+    tracer.start()
+    try:
+        runpy.run_path(script, run_name="__main__")
+    except _HarnessStop:
+        pass
+    except SystemExit as exit_:
+        code = exit_.code
+        if code not in (None, 0):
+            instrumentation.finish("error", f"script exited with status {code}", exit_code=code)
+    except BaseException as error:  # noqa: BLE001 - any crash of the script is a verdict
+        tracer.stop()
+        text, line = summarize_exception(script, error)
+        where = f" at line {line}" if line else ""
+        instrumentation.finish("error", f"script failed{where}: {text}", line=line)
+        outcome = 1
+    finally:
+        tracer.stop()
+    if not instrumentation.verdict_sent:
+        calls = instrumentation.calls
+        if calls == 0:
+            detail = "not reproduced: the script finished without calling backward"
+        else:
+            plural = "" if calls == 1 else "s"
+            detail = f"not reproduced: the script finished after {calls} backward call{plural}"
+        instrumentation.finish("not-reproduced", detail)
+    return outcome
+
+
+if __name__ == "__main__":
+    code = main()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    # Skip interpreter shutdown: a stopped script may leave threads or workers behind.
+    os._exit(code)
