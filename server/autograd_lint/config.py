@@ -183,20 +183,19 @@ def parse_codes(text: str) -> list[str]:
 
 @functools.lru_cache(maxsize=256)
 def _compile_exclude(pattern: str) -> tuple[re.Pattern, bool, bool]:
-    """Translate one gitignore-like pattern into (regex over a relative posix path, negated, dirs only)."""
+    """One gitignore-like pattern as (regex over a relative posix path, negated, dirs only)."""
     negated = pattern.startswith("!")
-    if negated:
-        pattern = pattern[1:]
-    pattern = pattern.strip().replace("\\", "/")
-    dirs_only = pattern.endswith("/")
-    pattern = pattern.strip("/") if pattern.startswith("/") else pattern.rstrip("/")
+    pattern = pattern.removeprefix("!").strip().replace("\\", "/")
     if pattern.startswith("./"):
-        pattern = pattern[2:]
+        pattern = pattern[1:]
+    dirs_only = pattern.endswith("/")
+    pattern = pattern.rstrip("/")
+    # As in gitignore: a pattern with a slash (but for a trailing one) is anchored at
+    # the root; one without matches a name at any depth.
+    anchored = "/" in pattern
+    pattern = pattern.lstrip("/")
     if not pattern:
         raise ConfigError("'exclude' has an empty pattern")
-    # As in gitignore: a pattern with a slash is anchored at the root; one without
-    # matches a name at any depth.
-    anchored = "/" in pattern
     body = _glob_to_regex(pattern)
     regex = body if anchored else f"(?:.*/)?{body}"
     return re.compile(regex), negated, dirs_only
