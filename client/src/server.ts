@@ -1,0 +1,269 @@
+// Starting, restarting and configuring the language server process.
+import * as fs from "node:fs";
+import * as path from "node:path";
+import * as vscode from "vscode";
+import {
+  DidChangeConfigurationNotification,
+  LanguageClient,
+  type LanguageClientOptions,
+  type ServerOptions,
+  State,
+  TransportKind,
+} from "vscode-languageclient/node";
+import { BundledServer } from "./bundledServer";
+import { expandPath, findInterpreter, type Interpreter, probeServer, supportsVenv } from "./python";
+import { readSettings, SECTION } from "./settings";
+import type { StatusItem } from "./status";
+import { isCompatible, seriesLabel } from "./version";
+
+export interface Launch {
+  command: string;
+  args: string[];
+  /** For the status item and the logs: what runs, and why this one. */
+  description: string;
+  /** The interpreter the editor reports, sent to the server for runtime confirmation. */
+  interpreter: string[];
+}
+
+type Middleware = NonNullable<LanguageClientOptions["middleware"]>;
+
+export class ServerManager implements vscode.Disposable {
+  private client: LanguageClient | undefined;
+  private launch: Launch | undefined;
+  /** Restarts are queued so that two setting changes in a row cannot start two servers. */
+  private queue: Promise<void> = Promise.resolve();
+  private installPrompt: Promise<boolean> | undefined;
+  private readonly serverCommandsChanged = new vscode.EventEmitter<ReadonlySet<string> | undefined>();
+  /**
+   * Fires with the commands the running server executes (empty when none runs), and with
+   * undefined just before a server starts, when they are not known yet.
+   */
+  readonly onDidChangeServerCommands = this.serverCommandsChanged.event;
+
+  constructor(
+    private readonly context: vscode.ExtensionContext,
+    private readonly log: vscode.LogOutputChannel,
+    private readonly status: StatusItem,
+    private readonly bundled: BundledServer,
+    private readonly middleware: Middleware,
+  ) {}
+
+  get languageClient(): LanguageClient | undefined {
+    return this.client?.state === State.Running ? this.client : undefined;
+  }
+
+  get currentLaunch(): Launch | undefined {
+    return this.launch;
+  }
+
+  /** The folder whose settings choose the server (one server serves every folder). */
+  get scope(): vscode.WorkspaceFolder | undefined {
+    const active = vscode.window.activeTextEditor?.document.uri;
+    return (active && vscode.workspace.getWorkspaceFolder(active)) ?? vscode.workspace.workspaceFolders?.[0];
+  }
+
+  restart(): Promise<void> {
+    this.queue = this.queue.then(() => this.stopNow()).then(() => this.startNow());
+    return this.queue;
+  }
+
+  stop(): Promise<void> {
+    this.queue = this.queue.then(() => this.stopNow());
+    return this.queue;
+  }
+
+  /** Sends the current settings to the running server. */
+  async sendSettings(): Promise<void> {
+    const client = this.languageClient;
+    if (client) {
+      await client.sendNotification(DidChangeConfigurationNotification.type, {
+        settings: { [SECTION]: this.settings(this.scope?.uri) },
+      });
+    }
+  }
+
+  settings(scope: vscode.Uri | undefined) {
+    return readSettings(scope, this.launch?.interpreter ?? []);
+  }
+
+  private async startNow(): Promise<void> {
+    this.status.show({ kind: "starting", detail: "looking for the language server" });
+    let launch: Launch | undefined;
+    try {
+      launch = await this.resolveLaunch();
+    } catch (error) {
+      this.log.error(`could not find the server: ${String(error)}`);
+    }
+    if (!launch) {
+      this.launch = undefined;
+      this.serverCommandsChanged.fire(new Set());
+      return;
+    }
+    this.launch = launch;
+    this.log.info(`starting ${launch.command} ${launch.args.join(" ")} (${launch.description})`);
+    this.status.show({ kind: "starting", detail: launch.description });
+    const serverOptions: ServerOptions = {
+      command: launch.command,
+      args: launch.args,
+      transport: TransportKind.stdio,
+      options: { cwd: this.scope?.uri.fsPath, env: { ...process.env, PYTHONUNBUFFERED: "1" } },
+    };
+    const clientOptions: LanguageClientOptions = {
+      documentSelector: [
+        { scheme: "file", language: "python" },
+        { scheme: "untitled", language: "python" },
+      ],
+      outputChannel: this.log,
+      traceOutputChannel: this.log,
+      initializationOptions: { [SECTION]: this.settings(this.scope?.uri) },
+      middleware: this.middleware,
+    };
+    const client = new LanguageClient(SECTION, "autograd-lint", serverOptions, clientOptions);
+    this.serverCommandsChanged.fire(undefined);
+    client.onDidChangeState(({ newState }) => {
+      if (newState === State.Stopped && this.client === client) {
+        this.status.show({ kind: "stopped", detail: "the language server stopped; click to restart" });
+      }
+    });
+    this.client = client;
+    try {
+      await client.start();
+    } catch (error) {
+      this.log.error(`the language server did not start: ${String(error)}`);
+      this.status.show({ kind: "error", detail: "the language server did not start; click for the logs" });
+      this.serverCommandsChanged.fire(new Set());
+      void this.offerLogs("autograd-lint: the language server did not start.");
+      return;
+    }
+    const info = client.initializeResult?.serverInfo;
+    this.status.show({
+      kind: "running",
+      detail: `${info?.name ?? "server"} ${info?.version ?? ""} · ${launch.description}`.replace(/\s+·/, " ·"),
+    });
+    this.serverCommandsChanged.fire(new Set(client.initializeResult?.capabilities.executeCommandProvider?.commands));
+  }
+
+  private async stopNow(): Promise<void> {
+    const client = this.client;
+    this.client = undefined;
+    if (client) {
+      try {
+        await client.stop(5000);
+      } catch (error) {
+        this.log.warn(`stopping the server: ${String(error)}`);
+      }
+      await client.dispose();
+    }
+  }
+
+  private async resolveLaunch(): Promise<Launch | undefined> {
+    const folder = this.scope;
+    const config = vscode.workspace.getConfiguration(SECTION, folder?.uri);
+    const executable = this.configuredExecutable(config.get<string[]>("path", []), folder);
+    const interpreter = await findInterpreter(folder);
+    if (executable) {
+      return { command: executable, args: ["lsp"], description: executable, interpreter: interpreter.command };
+    }
+    if (config.get<string>("importStrategy") === "useBundled") {
+      return this.bundledLaunch(interpreter, false);
+    }
+    const probe = await probeServer(interpreter.command);
+    const minimum = this.minimumServerVersion();
+    if (probe.kind === "found" && isCompatible(probe.version, minimum)) {
+      return this.pythonLaunch(interpreter.command, `autograd-lint ${probe.version} from ${probe.executable}`, interpreter);
+    }
+    const reason =
+      probe.kind === "found"
+        ? `${probe.executable} has autograd-lint ${probe.version}, but this extension needs ${seriesLabel(minimum)}`
+        : probe.detail;
+    this.log.warn(`${reason} (interpreter from ${interpreter.source})`);
+    return this.bundledLaunch(interpreter, true, reason);
+  }
+
+  private configuredExecutable(paths: string[], folder: vscode.WorkspaceFolder | undefined): string | undefined {
+    for (const candidate of paths.map((entry) => expandPath(entry, folder))) {
+      if (!candidate.includes(path.sep) || fs.existsSync(candidate)) {
+        return candidate;
+      }
+      this.log.warn(`autograd-lint.path: ${candidate} does not exist`);
+    }
+    return undefined;
+  }
+
+  private pythonLaunch(command: string[], description: string, interpreter: Interpreter): Launch {
+    const [executable, ...prefix] = command;
+    return {
+      command: executable,
+      args: [...prefix, "-m", "autograd_lint", "lsp"],
+      description,
+      interpreter: interpreter.command,
+    };
+  }
+
+  /** The private environment; with `ask`, installing it needs the user's yes (one notification). */
+  private async bundledLaunch(interpreter: Interpreter, ask: boolean, reason?: string): Promise<Launch | undefined> {
+    const minimum = this.minimumServerVersion();
+    const ready = async () => {
+      if (!this.bundled.exists()) {
+        return false;
+      }
+      const probe = await probeServer([this.bundled.python]);
+      return probe.kind === "found" && isCompatible(probe.version, minimum);
+    };
+    let installed = await ready();
+    if (!installed) {
+      const yes = !ask || (await this.askToInstall(reason ?? ""));
+      installed = yes && (await this.installInto(interpreter)) && (await ready());
+    }
+    if (!installed) {
+      this.status.show({
+        kind: "error",
+        detail: "the language server is not installed; click to install it",
+        command: { title: "Install", command: "autograd-lint.installServer" },
+      });
+      return undefined;
+    }
+    return this.pythonLaunch([this.bundled.python], `bundled server in ${this.bundled.venvDir}`, interpreter);
+  }
+
+  async installInto(interpreter: Interpreter): Promise<boolean> {
+    if (!(await supportsVenv(interpreter.command))) {
+      void vscode.window.showErrorMessage(
+        `autograd-lint needs Python 3.10 or newer to install its server; ${interpreter.command.join(" ")} is not. ` +
+          "Set `autograd-lint.interpreter` to a newer Python.",
+      );
+      return false;
+    }
+    return this.bundled.install(interpreter.command);
+  }
+
+  private askToInstall(reason: string): Promise<boolean> {
+    this.installPrompt ??= (async () => {
+      const install = "Install";
+      const choice = await vscode.window.showWarningMessage(
+        `autograd-lint: ${reason}. Install the language server into a private environment for this extension? ` +
+          "(It downloads pygls, lsprotocol and libcst from the package index.)",
+        install,
+        "Not Now",
+      );
+      this.installPrompt = undefined;
+      return choice === install;
+    })();
+    return this.installPrompt;
+  }
+
+  private minimumServerVersion(): string {
+    return (this.context.extension.packageJSON as { version: string }).version;
+  }
+
+  private async offerLogs(message: string): Promise<void> {
+    if ((await vscode.window.showErrorMessage(message, "Show Logs")) === "Show Logs") {
+      this.log.show();
+    }
+  }
+
+  async dispose(): Promise<void> {
+    await this.stop();
+    this.serverCommandsChanged.dispose();
+  }
+}
