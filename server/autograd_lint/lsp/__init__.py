@@ -1,0 +1,1 @@
+"""The autograd-lint language server (`autograd-lint lsp`); see docs/editors.md."""

@@ -1,0 +1,156 @@
+"""Open documents: their text (split into LSP lines), version, and last analysis.
+
+pygls' own document store splits lines with `str.splitlines`, which also breaks at form
+feeds, `\\x1c`..`\\x1e` and U+2028; LSP (and Python's tokenizer) break only at `\\n`,
+`\\r\\n` and `\\r`. A file with a form feed would then get its edits applied at the wrong
+place, so the server keeps its own store.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from dataclasses import dataclass, field
+from urllib.parse import unquote, urlparse
+
+from lsprotocol import types
+
+from ..analysis.model import Finding
+from .convert import LineIndex, code_points
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def split_lines(text: str) -> list[str]:
+    """Lines with their terminators; the last one has none (and may be empty)."""
+    lines = []
+    start = 0
+    for match in _LINE_BREAK.finditer(text):
+        lines.append(text[start : match.end()])
+        start = match.end()
+    lines.append(text[start:])
+    return lines
+
+
+def uri_to_path(uri: str) -> str:
+    """A filesystem path for `file:` URIs; for others (untitled:, junk) the URI itself."""
+    try:
+        parsed = urlparse(uri)
+    except ValueError:
+        return uri
+    if parsed.scheme != "file":
+        return uri
+    path = unquote(parsed.path)
+    # file:///c%3A/x on Windows clients
+    if len(path) >= 3 and path[0] == "/" and path[2] == ":":
+        path = path[1:]
+    return path or uri
+
+
+@dataclass
+class Document:
+    uri: str
+    language_id: str
+    version: int | None
+    lines: list[str]
+    path: str = ""
+    # The engine's per-document cache (see autograd_lint.analysis.AnalysisCache).
+    cache: object = None
+    # Analysis state: which version the findings belong to; None until analysed.
+    analysed_version: int | None = None
+    analysed: bool = False
+    findings: list[Finding] = field(default_factory=list)
+    diagnostics: list[types.Diagnostic] = field(default_factory=list)
+    # Changes only when the diagnostics do, so pull clients get "unchanged" reports.
+    result_id: int = 0
+    pending: asyncio.Task | None = None
+    last_change: float = 0.0
+    # Effective checker settings, recomputed after a configuration change.
+    settings: object = None
+    _source: str | None = None
+
+    def __post_init__(self):
+        if not self.path:
+            self.path = uri_to_path(self.uri)
+
+    @property
+    def source(self) -> str:
+        if self._source is None:
+            self._source = "".join(self.lines)
+        return self._source
+
+    @property
+    def is_python(self) -> bool:
+        return self.language_id == "python"
+
+    def line_index(self, encoding: str) -> LineIndex:
+        return LineIndex(self.lines, encoding)
+
+    def apply_change(self, change, encoding: str) -> None:
+        self._source = None
+        if isinstance(change, types.TextDocumentContentChangeWholeDocument) or not hasattr(
+            change, "range"
+        ):
+            self.lines = split_lines(change.text)
+            return
+        start, end = change.range.start, change.range.end
+        if (end.line, end.character) < (start.line, start.character):
+            start, end = end, start
+        last = len(self.lines) - 1
+        start_line, end_line = min(start.line, last), min(end.line, last)
+        past_end = 10**9  # a position below the last line means the end of the document
+        start_col = _column(
+            self.lines[start_line], start.character if start.line <= last else past_end, encoding
+        )
+        end_col = _column(
+            self.lines[end_line], end.character if end.line <= last else past_end, encoding
+        )
+        # Re-split one line more on each side: an edit next to a lone \r can join it with a
+        # \n into one line break (or split a \r\n pair into two).
+        low, high = max(start_line - 1, 0), min(end_line + 1, last)
+        text = (
+            "".join(self.lines[low:start_line])
+            + self.lines[start_line][:start_col]
+            + change.text
+            + self.lines[end_line][end_col:]
+            + "".join(self.lines[end_line + 1 : high + 1])
+        )
+        replacement = split_lines(text)
+        if high < last:
+            # `text` ends with the terminator of lines[high]: the empty line split_lines
+            # puts after it is not there.
+            replacement.pop()
+        self.lines[low : high + 1] = replacement
+
+
+def _column(line: str, units: int, encoding: str) -> int:
+    """Code-point column of a client position inside `line`, never past its terminator."""
+    content = line.rstrip("\r\n")
+    return code_points(content, units, encoding)
+
+
+class DocumentStore:
+    def __init__(self):
+        self._documents: dict[str, Document] = {}
+
+    def open(self, item: types.TextDocumentItem) -> Document:
+        document = Document(
+            uri=item.uri,
+            language_id=item.language_id or "",
+            version=item.version,
+            lines=split_lines(item.text or ""),
+        )
+        self._documents[item.uri] = document
+        return document
+
+    def get(self, uri: str) -> Document | None:
+        return self._documents.get(uri)
+
+    def close(self, uri: str) -> Document | None:
+        return self._documents.pop(uri, None)
+
+    def __iter__(self):
+        return iter(list(self._documents.values()))
+
+    def __len__(self) -> int:
+        return len(self._documents)

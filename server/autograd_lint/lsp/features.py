@@ -1,0 +1,208 @@
+"""The LSP methods the server answers, registered on an AutogradLintServer."""
+
+from __future__ import annotations
+
+import sys
+import uuid
+
+from lsprotocol import types
+
+from .hover import findings_at, hover_markdown
+from .settings import SECTION, TRACE_LEVELS, section_of
+
+STATUS_COMMAND = "autograd-lint.serverStatus"
+PYPROJECT = "pyproject.toml"
+
+
+def register(server) -> None:
+    server.feature(types.INITIALIZE)(initialize)
+    server.feature(types.INITIALIZED)(initialized)
+    server.feature(types.TEXT_DOCUMENT_DID_OPEN)(did_open)
+    server.feature(types.TEXT_DOCUMENT_DID_CHANGE)(did_change)
+    server.feature(types.TEXT_DOCUMENT_DID_CLOSE)(did_close)
+    server.feature(types.TEXT_DOCUMENT_HOVER)(hover)
+    server.feature(
+        types.TEXT_DOCUMENT_DIAGNOSTIC,
+        types.DiagnosticOptions(
+            identifier=SECTION, inter_file_dependencies=False, workspace_diagnostics=False
+        ),
+    )(pull_diagnostics)
+    server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)(did_change_configuration)
+    server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)(did_change_watched_files)
+    server.feature(types.SET_TRACE)(set_trace)
+    server.command(STATUS_COMMAND)(status)
+
+
+def _capability(root, *path):
+    """A nested client capability, or None where any level is missing."""
+    for name in path:
+        root = getattr(root, name, None)
+        if root is None:
+            return None
+    return root
+
+
+def initialize(ls, params: types.InitializeParams) -> None:
+    caps = params.capabilities
+    ls.encoding = ls.workspace.position_encoding or types.PositionEncodingKind.Utf16
+    ls.pull_diagnostics = _capability(caps, "text_document", "diagnostic") is not None
+    ls.related_information = bool(
+        _capability(caps, "text_document", "publish_diagnostics", "related_information")
+    )
+    formats = _capability(caps, "text_document", "hover", "content_format")
+    ls.markdown_hover = formats is None or types.MarkupKind.Markdown in formats
+    ls.configuration_pull = bool(_capability(caps, "workspace", "configuration"))
+    ls.diagnostic_refresh = bool(_capability(caps, "workspace", "diagnostics", "refresh_support"))
+    ls.apply_settings(section_of(params.initialization_options), {})
+    if params.trace in TRACE_LEVELS:
+        ls.trace = params.trace
+
+
+async def initialized(ls, params: types.InitializedParams) -> None:
+    caps = ls.client_capabilities
+    registrations = []
+    if _capability(caps, "workspace", "did_change_watched_files", "dynamic_registration"):
+        watcher = types.FileSystemWatcher(glob_pattern=f"**/{PYPROJECT}")
+        registrations.append(
+            types.Registration(
+                id=str(uuid.uuid4()),
+                method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+                register_options=types.DidChangeWatchedFilesRegistrationOptions(watchers=[watcher]),
+            )
+        )
+    if ls.configuration_pull and _capability(
+        caps, "workspace", "did_change_configuration", "dynamic_registration"
+    ):
+        # Clients that answer workspace/configuration only notify changes to servers that
+        # registered for them.
+        registrations.append(
+            types.Registration(
+                id=str(uuid.uuid4()),
+                method=types.WORKSPACE_DID_CHANGE_CONFIGURATION,
+                register_options=types.DidChangeConfigurationRegistrationOptions(section=SECTION),
+            )
+        )
+    if registrations:
+        try:
+            await ls.client_register_capability_async(
+                types.RegistrationParams(registrations=registrations)
+            )
+        except Exception as exc:
+            ls.log(f"client/registerCapability failed: {exc!r}", "error")
+    if ls.configuration_pull:
+        await ls.pull_configuration()
+    ls.log(
+        f"autograd-lint {ls.version} ready: {ls.encoding} positions, "
+        f"{'pull' if ls.pull_diagnostics else 'push'} diagnostics"
+    )
+
+
+def did_open(ls, params: types.DidOpenTextDocumentParams) -> None:
+    document = ls.documents.open(params.text_document)
+    ls.schedule(document, immediate=True)
+
+
+def did_change(ls, params: types.DidChangeTextDocumentParams) -> None:
+    document = ls.documents.get(params.text_document.uri)
+    if document is None:
+        ls.log(f"change to a document that is not open: {params.text_document.uri}", "error")
+        return
+    for change in params.content_changes:
+        document.apply_change(change, ls.encoding)
+    document.version = params.text_document.version
+    ls.schedule(document)
+
+
+def did_close(ls, params: types.DidCloseTextDocumentParams) -> None:
+    document = ls.documents.close(params.text_document.uri)
+    if document is None:
+        return
+    if document.pending is not None:
+        document.pending.cancel()
+    if not ls.pull_diagnostics and document.is_python:
+        ls.text_document_publish_diagnostics(
+            types.PublishDiagnosticsParams(uri=document.uri, diagnostics=[])
+        )
+
+
+def hover(ls, params: types.HoverParams) -> types.Hover | None:
+    document = ls.documents.get(params.text_document.uri)
+    if document is None or not document.is_python:
+        return None
+    ls.analyse(document)
+    lines = document.line_index(ls.encoding)
+    hits = findings_at(document.findings, lines.from_client(params.position))
+    if not hits:
+        return None
+    kind = types.MarkupKind.Markdown if ls.markdown_hover else types.MarkupKind.PlainText
+    return types.Hover(
+        contents=types.MarkupContent(kind=kind, value=hover_markdown(hits)),
+        range=lines.range(hits[0][2]),
+    )
+
+
+def pull_diagnostics(ls, params: types.DocumentDiagnosticParams):
+    document = ls.documents.get(params.text_document.uri)
+    if document is None or not document.is_python:
+        return types.RelatedFullDocumentDiagnosticReport(items=[])
+    ls.analyse(document)
+    if params.previous_result_id == document.result_id:
+        return types.RelatedUnchangedDocumentDiagnosticReport(result_id=document.result_id)
+    return types.RelatedFullDocumentDiagnosticReport(
+        items=document.diagnostics, result_id=document.result_id
+    )
+
+
+async def did_change_configuration(ls, params: types.DidChangeConfigurationParams) -> None:
+    if ls.configuration_pull:
+        await ls.pull_configuration()
+    else:
+        ls.apply_settings(section_of(params.settings), {})
+
+
+def did_change_watched_files(ls, params: types.DidChangeWatchedFilesParams) -> None:
+    if not any(change.uri.endswith("/" + PYPROJECT) for change in params.changes):
+        return
+    ls.log("pyproject.toml changed: reloading project settings")
+    ls.invalidate_settings()
+
+
+def set_trace(ls, params: types.SetTraceParams) -> None:
+    ls.trace = params.value.value if hasattr(params.value, "value") else str(params.value)
+
+
+def status(ls, *args) -> dict:
+    """What the server is doing, for tests and bug reports: `{"uri": ...}` adds that
+    document's effective settings."""
+    uri = args[0].get("uri") if args and isinstance(args[0], dict) else None
+    modules = sorted({name.partition(".")[0] for name in list(sys.modules)})
+    out = {
+        "version": ls.version,
+        "positionEncoding": str(
+            ls.encoding.value if hasattr(ls.encoding, "value") else ls.encoding
+        ),
+        "diagnostics": "pull" if ls.pull_diagnostics else "push",
+        "relatedInformation": ls.related_information,
+        "trace": ls.trace,
+        "documents": sorted(d.uri for d in ls.documents),
+        "torchLoaded": "torch" in sys.modules,
+        "modules": modules,
+    }
+    if uri is not None:
+        document = ls.documents.get(uri)
+        client = ls.client_settings(uri)
+        out["clientSettings"] = client.to_json()
+        if document is not None:
+            ls.analyse(document)
+            checker = document.settings
+            out["checkerSettings"] = (
+                None
+                if checker is False or checker is None
+                else {
+                    "select": checker.select,
+                    "ignore": checker.ignore,
+                    "severity": checker.severity,
+                }
+            )
+            out["version_analysed"] = document.analysed_version
+    return out

@@ -1,0 +1,40 @@
+"""Which finding (and which of its evidence steps) lies under the cursor."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from ..analysis.model import Finding, Position, Role, Span, Step
+from ..explain import explain
+
+
+def findings_at(
+    findings: Iterable[Finding], position: Position
+) -> list[tuple[Finding, Step | None, Span]]:
+    """Each finding whose span or one of whose evidence steps (in this file) holds
+    `position`, with the step pointed at and the span to highlight."""
+    hits = []
+    for finding in findings:
+        step = _step_at(finding, position)
+        if step is not None:
+            hits.append((finding, step, step.span))
+        elif finding.span.contains(position.line, position.column):
+            hits.append((finding, _first(finding, Role.FAILS), finding.span))
+    return hits
+
+
+def hover_markdown(hits: list[tuple[Finding, Step | None, Span]]) -> str:
+    return "\n\n---\n\n".join(explain(finding, focus=step) for finding, step, _ in hits)
+
+
+def _step_at(finding: Finding, position: Position) -> Step | None:
+    for step in finding.evidence:
+        in_this_file = not step.path or step.path == finding.path
+        if in_this_file and step.span.contains(position.line, position.column):
+            return step
+    return None
+
+
+def _first(finding: Finding, role: Role) -> Step | None:
+    steps = finding.steps(role)
+    return steps[0] if steps else None

@@ -1,0 +1,289 @@
+"""The language server: diagnostics (push or pull), hover stories, settings per folder.
+
+Analysis runs on the event loop, so every message to the client is written from the
+event loop thread (pygls writes stdout without a lock). A document is analysed right
+away when it has been quiet for a while, and after a short debounce while changes come
+in a burst; a newer change cancels the pending analysis, so only the latest version is
+ever published.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import logging
+import sys
+import threading
+import time
+
+import attrs
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol
+from pygls.protocol.language_server import lsp_method
+
+from .. import __version__
+from ..checker import check_source
+from .convert import choose_position_encoding, to_diagnostic
+from .documents import Document, DocumentStore
+from .settings import (
+    SECTION,
+    TRACE_LEVELS,
+    ClientSettings,
+    effective_settings,
+    parse_client_settings,
+)
+
+try:  # the engine's per-document incremental cache, once it exists
+    from ..analysis import AnalysisCache
+except ImportError:  # pragma: no cover - depends on the engine's progress
+    AnalysisCache = None
+
+# Changes closer together than this are a burst: wait this long after the last one.
+DEBOUNCE_SECONDS = 0.05
+CONFIGURATION_TIMEOUT_SECONDS = 5.0
+_LOG_TYPES = {
+    "error": types.MessageType.Error,
+    "messages": types.MessageType.Info,
+    "verbose": types.MessageType.Log,
+}
+
+
+class AutogradLintProtocol(LanguageServerProtocol):
+    """pygls' protocol with our position-encoding choice and our own document store."""
+
+    @lsp_method(types.INITIALIZE)
+    def lsp_initialize(self, params: types.InitializeParams):
+        # pygls takes the client's first encoding; we prefer UTF-16 whenever it is offered.
+        general = params.capabilities.general or types.GeneralClientCapabilities()
+        chosen = choose_position_encoding(general.position_encodings)
+        capabilities = attrs.evolve(
+            params.capabilities, general=attrs.evolve(general, position_encodings=[chosen])
+        )
+        return (yield from super().lsp_initialize(attrs.evolve(params, capabilities=capabilities)))
+
+    # The documents live in DocumentStore (see documents.py); skip pygls' copy.
+    @lsp_method(types.TEXT_DOCUMENT_DID_OPEN)
+    def lsp_text_document__did_open(self, params):
+        yield self.fm.features[types.TEXT_DOCUMENT_DID_OPEN], (params,), None
+
+    @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
+    def lsp_text_document__did_change(self, params):
+        yield self.fm.features[types.TEXT_DOCUMENT_DID_CHANGE], (params,), None
+
+    @lsp_method(types.TEXT_DOCUMENT_DID_CLOSE)
+    def lsp_text_document__did_close(self, params):
+        yield self.fm.features[types.TEXT_DOCUMENT_DID_CLOSE], (params,), None
+
+
+class AutogradLintServer(LanguageServer):
+    def __init__(self):
+        super().__init__(
+            "autograd-lint",
+            __version__,
+            protocol_cls=AutogradLintProtocol,
+            text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+        )
+        self.documents = DocumentStore()
+        self.encoding = types.PositionEncodingKind.Utf16
+        self.pull_diagnostics = False
+        self.related_information = False
+        self.markdown_hover = True
+        self.configuration_pull = False
+        self.diagnostic_refresh = False
+        self.global_settings = ClientSettings()
+        self.folder_settings: dict[str, ClientSettings] = {}
+        self.trace = "off"
+        self.debounce = DEBOUNCE_SECONDS
+        self._result_ids = itertools.count(1)
+        self._analysis_errors: list[str] = []
+
+    # -- logging ----------------------------------------------------------------------
+
+    def log(self, message: str, level: str = "messages") -> None:
+        """window/logMessage; errors always, the rest as the trace level allows."""
+        if level != "error" and TRACE_LEVELS.index(self.trace) < TRACE_LEVELS.index(level):
+            return
+        self.window_log_message(types.LogMessageParams(type=_LOG_TYPES[level], message=message))
+
+    def report_server_error(self, error, source):
+        # A bad message from the client is worth a log line, not a pop-up.
+        self.log(f"{source.__name__}: {error}", "error")
+
+    # -- settings ---------------------------------------------------------------------
+
+    def apply_settings(self, global_data, folder_data: dict[str, object]) -> None:
+        """Take new editor settings; re-check the open documents if they changed."""
+        problems: list[str] = []
+        global_settings = self.global_settings
+        if global_data is not None:
+            global_settings = parse_client_settings(global_data, problems)
+        folder_settings = {
+            uri: parse_client_settings(data, problems)
+            for uri, data in folder_data.items()
+            if data is not None
+        }
+        for problem in problems:
+            self.log(f"settings: {problem}", "error")
+        if (global_settings, folder_settings) == (self.global_settings, self.folder_settings):
+            return
+        self.global_settings, self.folder_settings = global_settings, folder_settings
+        self.trace = global_settings.trace
+        self.invalidate_settings()
+
+    def invalidate_settings(self) -> None:
+        """Recompute every document's settings (and so its diagnostics)."""
+        for document in self.documents:
+            document.settings = None
+            document.analysed = False
+        if not self.pull_diagnostics:
+            for document in self.documents:
+                self.schedule(document, immediate=True)
+        elif self.diagnostic_refresh and len(self.documents):
+            self.workspace_diagnostic_refresh(None)
+
+    def client_settings(self, uri: str) -> ClientSettings:
+        folders = [f for f in self.folder_settings if uri.startswith(f.rstrip("/") + "/")]
+        return self.folder_settings[max(folders, key=len)] if folders else self.global_settings
+
+    async def pull_configuration(self) -> None:
+        folders = list(self.workspace.folders) if self.protocol._workspace else []
+        items = [types.ConfigurationItem(section=SECTION)] + [
+            types.ConfigurationItem(scope_uri=folder, section=SECTION) for folder in folders
+        ]
+        try:
+            results = await asyncio.wait_for(
+                self.workspace_configuration_async(types.ConfigurationParams(items=items)),
+                CONFIGURATION_TIMEOUT_SECONDS,
+            )
+        except Exception as exc:  # a client that cannot answer keeps the settings we have
+            self.log(f"workspace/configuration failed: {exc!r}", "error")
+            return
+        # A short or long answer from a confused client must not shift the folders.
+        results = (list(results or []) + [None] * len(items))[: len(items)]
+        self.apply_settings(results[0], dict(zip(folders, results[1:], strict=True)))
+
+    # -- analysis ---------------------------------------------------------------------
+
+    def schedule(self, document: Document, *, immediate: bool = False) -> None:
+        if not document.is_python:
+            return
+        now = time.monotonic()
+        quiet = now - document.last_change >= self.debounce
+        document.last_change = now
+        if document.pending is not None:
+            document.pending.cancel()
+        if self.pull_diagnostics:
+            return  # analysed when the client asks
+        delay = 0.0 if immediate or quiet else self.debounce
+        document.pending = asyncio.ensure_future(self._publish_later(document, delay))
+
+    async def _publish_later(self, document: Document, delay: float) -> None:
+        await asyncio.sleep(delay)
+        document.pending = None
+        if self.documents.get(document.uri) is not document:
+            return  # closed (or reopened) meanwhile
+        try:
+            self.analyse(document)
+            self.publish(document)
+        except Exception as exc:
+            self.log(f"autograd-lint failed on {document.uri}: {exc!r}", "error")
+
+    def analyse(self, document: Document) -> None:
+        """Bring the document's findings and diagnostics up to its current version."""
+        if document.analysed and document.analysed_version == document.version:
+            return
+        if document.pending is not None:
+            document.pending.cancel()
+            document.pending = None
+        client = self.client_settings(document.uri)
+        if document.settings is None:
+            problems: list[str] = []
+            document.settings = effective_settings(document.path, client, problems) or False
+            for problem in problems:
+                self.log(problem, "error")
+        started = time.perf_counter()
+        findings = []
+        if document.settings is not False:
+            if document.cache is None and AnalysisCache is not None:
+                document.cache = AnalysisCache()
+            self._analysis_errors.clear()
+            findings = check_source(
+                document.source, document.path, document.settings, cache=document.cache
+            )
+            if self._analysis_errors:
+                # Keep what the last good analysis showed rather than clearing it.
+                document.analysed, document.analysed_version = True, document.version
+                return
+        lines = document.line_index(self.encoding)
+        diagnostics = [
+            to_diagnostic(
+                finding, index, lines, document.uri, related_information=self.related_information
+            )
+            for index, finding in enumerate(findings)
+        ]
+        if diagnostics != document.diagnostics or not document.analysed:
+            document.result_id = str(next(self._result_ids))
+        document.findings, document.diagnostics = findings, diagnostics
+        document.analysed, document.analysed_version = True, document.version
+        self.log(
+            f"analysed {document.path} v{document.version}: {len(findings)} finding(s) in "
+            f"{(time.perf_counter() - started) * 1000:.1f} ms",
+            "verbose",
+        )
+
+    def publish(self, document: Document) -> None:
+        self.text_document_publish_diagnostics(
+            types.PublishDiagnosticsParams(
+                uri=document.uri, diagnostics=document.diagnostics, version=document.version
+            )
+        )
+
+    def on_analysis_error(self, message: str) -> None:
+        self._analysis_errors.append(message)
+        self.log(message, "error")
+
+
+class _ForwardErrors(logging.Handler):
+    """Errors that the checker logs (internal analysis errors, with their traceback)
+    reach the client's log, and tell the server to keep the document's diagnostics."""
+
+    def __init__(self, server: AutogradLintServer):
+        super().__init__(logging.ERROR)
+        self.server = server
+        self.loop_thread = threading.current_thread()
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if threading.current_thread() is not self.loop_thread:
+            return  # only the event loop thread may write to the client
+        with contextlib.suppress(Exception):  # logging must never raise into the analysis
+            self.server.on_analysis_error(self.format(record))
+
+
+def create_server() -> AutogradLintServer:
+    from . import features
+
+    server = AutogradLintServer()
+    features.register(server)
+    return server
+
+
+def main(args=None) -> int:
+    """Entry point of `autograd-lint lsp`: stdio, or TCP when `args.tcp` is given."""
+    server = create_server()
+    handler = _ForwardErrors(server)
+    logging.getLogger("autograd_lint").addHandler(handler)
+    tcp = getattr(args, "tcp", None)  # (host, port) from the CLI, or "HOST:PORT"
+    if isinstance(tcp, str):
+        host, _, port = tcp.rpartition(":")
+        tcp = (host or "127.0.0.1", int(port))
+    if tcp:
+        server.start_tcp(*tcp)
+    else:
+        server.start_io()
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,185 @@
+"""Editor settings (section `autograd-lint`) layered over each project's pyproject.toml.
+
+    {
+      "enable": true,
+      "select": ["AG0"], "ignore": ["AG003"],
+      "severity": {"AG001": "warning"},
+      "trace": "off" | "messages" | "verbose",
+      "runtime": {"enabled": false, "device": "cpu", "python": null, "args": [],
+                  "maxSteps": 3, "timeoutSeconds": 60}
+    }
+
+Project settings come first, the editor's `select`/`ignore` replace the project's when
+given, and its `severity` entries override the project's code by code.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..config import ConfigError, Settings, load_settings
+
+SECTION = "autograd-lint"
+TRACE_LEVELS = ("off", "messages", "verbose")
+
+
+@dataclass(frozen=True)
+class RuntimeSettings:
+    """Stored for the runtime check that comes later; nothing reads it yet."""
+
+    enabled: bool = False
+    device: str = "cpu"
+    python: str | None = None
+    args: tuple[str, ...] = ()
+    max_steps: int = 3
+    timeout_seconds: float = 60.0
+
+    def to_json(self) -> dict:
+        return {
+            "enabled": self.enabled,
+            "device": self.device,
+            "python": self.python,
+            "args": list(self.args),
+            "maxSteps": self.max_steps,
+            "timeoutSeconds": self.timeout_seconds,
+        }
+
+
+@dataclass(frozen=True)
+class ClientSettings:
+    enable: bool = True
+    select: list[str] | None = None
+    ignore: list[str] | None = None
+    severity: dict[str, str] = field(default_factory=dict)
+    trace: str = "off"
+    runtime: RuntimeSettings = RuntimeSettings()
+
+    def to_json(self) -> dict:
+        return {
+            "enable": self.enable,
+            "select": self.select,
+            "ignore": self.ignore,
+            "severity": dict(self.severity),
+            "trace": self.trace,
+            "runtime": self.runtime.to_json(),
+        }
+
+
+def section_of(value) -> Mapping | None:
+    """The `autograd-lint` section from initializationOptions or a didChangeConfiguration
+    payload, which clients send either wrapped in the section name or bare."""
+    if not isinstance(value, Mapping):
+        return None
+    inner = value.get(SECTION, value)
+    return inner if isinstance(inner, Mapping) else None
+
+
+def parse_client_settings(data, problems: list[str]) -> ClientSettings:
+    """Settings from one JSON object; a bad value is reported in `problems` and replaced by
+    its default, so one typo does not switch the whole server off."""
+    if not isinstance(data, Mapping):
+        if data is not None:
+            problems.append(f"settings must be an object, got {type(data).__name__}")
+        return ClientSettings()
+    values: dict = {}
+    if "enable" in data:
+        values["enable"] = _typed(data, "enable", bool, problems, default=True)
+    for key in ("select", "ignore"):
+        if data.get(key) is not None:
+            codes = _typed(data, key, list, problems, default=None)
+            if codes is not None:
+                try:
+                    values[key] = getattr(Settings.from_mapping({key: codes}), key)
+                except ConfigError as exc:
+                    problems.append(str(exc))
+    if data.get("severity") is not None:
+        try:
+            values["severity"] = Settings.from_mapping({"severity": data["severity"]}).severity
+        except ConfigError as exc:
+            problems.append(str(exc))
+    if "trace" in data:
+        trace = data["trace"]
+        if trace in TRACE_LEVELS:
+            values["trace"] = trace
+        else:
+            problems.append(f"'trace' must be one of {', '.join(TRACE_LEVELS)}, got {trace!r}")
+    if "runtime" in data:
+        values["runtime"] = _runtime(data["runtime"], problems)
+    return ClientSettings(**values)
+
+
+def _typed(data: Mapping, key: str, kind: type, problems: list[str], default):
+    value = data[key]
+    if isinstance(value, kind):
+        return value
+    problems.append(f"'{key}' must be a {kind.__name__}, got {value!r}")
+    return default
+
+
+def _runtime(data, problems: list[str]) -> RuntimeSettings:
+    if not isinstance(data, Mapping):
+        problems.append(f"'runtime' must be an object, got {data!r}")
+        return RuntimeSettings()
+    defaults = RuntimeSettings()
+    checks = {
+        "enabled": ("enabled", bool),
+        "device": ("device", str),
+        "python": ("python", (str, type(None))),
+        "args": ("args", list),
+        "maxSteps": ("max_steps", int),
+        "timeoutSeconds": ("timeout_seconds", (int, float)),
+    }
+    values = {}
+    for key, (name, kind) in checks.items():
+        if key not in data:
+            continue
+        value = data[key]
+        if isinstance(value, kind) and not (kind is int and isinstance(value, bool)):
+            values[name] = tuple(map(str, value)) if name == "args" else value
+        else:
+            problems.append(f"'runtime.{key}' has an invalid value {value!r}")
+    return dataclasses.replace(defaults, **values)
+
+
+def effective_settings(path: str, client: ClientSettings, problems: list[str]) -> Settings | None:
+    """Checker settings for one file: its project's, then the editor's on top.
+
+    None when the file should not be checked (the editor disabled the server, or the
+    project's `exclude` covers it)."""
+    if not client.enable:
+        return None
+    project = Settings()
+    file = Path(path)
+    if file.is_absolute():
+        try:
+            project = load_settings(file)
+        except ConfigError as exc:
+            problems.append(str(exc))
+        except OSError:
+            pass
+        if _excluded(project, file):
+            return None
+    return project.merged(
+        select=client.select,
+        ignore=client.ignore,
+        severity={**project.severity, **client.severity} if client.severity else None,
+    )
+
+
+def _excluded(settings: Settings, file: Path) -> bool:
+    # `is_excluded` answers for one path; the CLI prunes excluded directories while
+    # walking, so a file is also excluded when one of its directories is.
+    if settings.root is None or not settings.exclude:
+        return False
+    for candidate in (file, *file.parents):
+        if candidate == settings.root:
+            return False
+        try:
+            if settings.is_excluded(candidate):
+                return True
+        except OSError:
+            return False
+    return False
