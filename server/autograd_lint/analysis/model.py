@@ -36,9 +36,13 @@ class Span:
         return cls(Position(line, col), Position(end_line, end_col))
 
     def contains(self, line: int, column: int) -> bool:
-        return (self.start.line, self.start.column) <= (line, column) <= (
-            self.end.line,
-            self.end.column,
+        return (
+            (self.start.line, self.start.column)
+            <= (line, column)
+            <= (
+                self.end.line,
+                self.end.column,
+            )
         )
 
     def to_json(self) -> dict:

@@ -1,0 +1,293 @@
+"""Call transfer rules: modules, torch functions, tensor methods, local functions.
+
+The stated policy for calls nothing else recognises: a call whose arguments carry a
+graph returns a new graph node over them (assume it is differentiable); a call
+without graph in its arguments returns plain data, unless the callee is known (or
+named) to be a module. History must be rooted in a leaf or a module: data from
+loaders, numpy or `torch.randn` without `requires_grad` never becomes a graph.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from . import torch_api as api
+from .exprs import dotted_name
+from .values import (
+    CLASS,
+    CONTAINER,
+    DIST,
+    EMPTY,
+    FUNC,
+    MODULE,
+    NOTHING,
+    OBJECT,
+    OPTIMIZER,
+    TENSOR,
+    Binding,
+    Val,
+)
+
+
+def literal_keyword(call: ast.Call, name: str):
+    """The keyword's literal value; `...` when present but not a literal; None when absent."""
+    for keyword in call.keywords:
+        if keyword.arg == name:
+            if isinstance(keyword.value, ast.Constant):
+                return keyword.value.value
+            return ...
+    return None
+
+
+class CallMixin:
+    def ev_Call(self, node: ast.Call) -> Val:
+        func = node.func
+        if isinstance(func, ast.Attribute):
+            return self.call_method(node, func)
+        callee = self.ev(func)
+        args = self.eval_arguments(node)
+        name = func.id if isinstance(func, ast.Name) else None
+        if callee.kind == FUNC:
+            return self.call_function(node, callee.ref, args, None)
+        if callee.kind == CLASS:
+            return self.instantiate(node, callee.ref, args)
+        if callee.kind == MODULE:
+            return self.call_module(node, callee, args)
+        if callee.kind in (OBJECT, DIST):
+            return self.union(args, node)
+        if name is not None:
+            return self.call_by_name(node, name, args)
+        return self.union([callee, *args], node)
+
+    def eval_arguments(self, node: ast.Call) -> list[Val]:
+        vals = [self.ev(arg) for arg in node.args]
+        vals.extend(self.ev(kw.value) for kw in node.keywords)
+        return vals
+
+    # -- calls through a dotted name or a method -----------------------------------------
+    def call_method(self, node: ast.Call, func: ast.Attribute) -> Val:
+        dotted = dotted_name(func)
+        if dotted is not None and self.lookup(dotted.partition(".")[0]) is None:
+            # `torch.x(...)`, `F.x(...)`, `nn.X(...)`, `np.x(...)`: a library namespace.
+            namespace_val = self.call_namespace(node, dotted)
+            if namespace_val is not None:
+                return namespace_val
+        receiver = self.ev(func.value)
+        method = func.attr
+        if method == "backward":
+            self.eval_arguments(node)
+            self.backward(node, receiver, node)
+            return NOTHING
+        if receiver.kind in (MODULE, OBJECT) and receiver.ref is not None:
+            local = self.local_method(receiver.ref, method)
+            if local is not None:
+                return self.call_function(node, local, self.eval_arguments(node), receiver)
+        args = self.eval_arguments(node)
+        if receiver.kind == MODULE:
+            if method in api.PARAMETER_METHODS:
+                return Val(frozenset({self.new_origin(node, leaf=True)}), CONTAINER)
+            if method in ("forward", "__call__"):
+                return self.call_module(node, receiver, args)
+            if method in api.MODULE_PLUMBING:
+                return receiver if method in ("to", "cuda", "cpu", "train", "eval") else NOTHING
+            if method.endswith("_") and not method.endswith("__"):
+                return NOTHING
+            # Any other method of a model (`model.encode(x)`, `model.init_hidden()`).
+            return self.call_module(node, receiver, args)
+        if receiver.kind == OPTIMIZER:
+            return NOTHING
+        if receiver.kind == DIST:
+            if method in ("sample", "sample_n", "enumerate_support"):
+                return NOTHING
+            return self.union([receiver, *args], node)
+        if method in api.CUT_METHODS:
+            return NOTHING
+        if method == "detach_":
+            self.assign_to(func.value, NOTHING, node)
+            return NOTHING
+        if method == "requires_grad_":
+            leaf = Val(frozenset({self.new_origin(node, leaf=True)}))
+            self.assign_to(func.value, leaf, node)
+            return leaf
+        if receiver.kind == CONTAINER or method in api.CONTAINER_ADDERS:
+            if method in api.CONTAINER_ADDERS:
+                added = EMPTY.union(*(a.origins for a in args))
+                if added:
+                    self.assign_to(func.value, Val(receiver.origins | added, CONTAINER), node)
+                return NOTHING
+            if receiver.kind == CONTAINER:
+                return Val(receiver.origins) if receiver.origins else NOTHING
+        if method.endswith("_") and not method.endswith("__"):
+            self.modify_in_place(func.value, args, node)
+            return self.ev(func.value) if isinstance(func.value, ast.Name) else NOTHING
+        if receiver.kind == TENSOR and not receiver.origins and dotted is not None:
+            # A method of an unknown object: only a graph if the arguments carry one.
+            return self.union(args, node)
+        return self.union([receiver, *args], node)
+
+    def call_namespace(self, node: ast.Call, dotted: str) -> Val | None:
+        head = dotted.partition(".")[0]
+        last = api.last_part(dotted)
+        if head not in ("torch", "F", "nn", "np", "numpy", "optim", "dist", "D", "distributions"):
+            return None
+        if dotted.endswith(("autograd.backward", "autograd.grad")) or dotted in (
+            "torch.autograd.grad",
+        ):
+            args = self.eval_arguments(node)
+            target = node.args[0] if node.args else None
+            for kw in node.keywords:
+                if kw.arg in ("tensors", "outputs"):
+                    target = kw.value
+            if target is not None:
+                self.backward(node, self.ev(target), node)
+            return NOTHING if last == "backward" else Val(EMPTY, CONTAINER)
+        args = self.eval_arguments(node)
+        if head in ("np", "numpy"):
+            return NOTHING
+        if last in api.NO_GRAD_CONTEXTS or last in api.ENABLE_GRAD_CONTEXTS:
+            return NOTHING
+        if dotted.startswith(api.OPTIM_NAMESPACES) or last in api.OPTIMIZER_CLASSES:
+            return Val(EMPTY, OPTIMIZER)
+        if last in api.DISTRIBUTIONS:
+            return Val(EMPTY.union(*(a.origins for a in args)), DIST)
+        if last == "Parameter":
+            return Val(frozenset({self.new_origin(node, leaf=True)}))
+        if dotted.startswith(api.NN_NAMESPACES) and last[:1].isupper():
+            if last in ("ModuleList", "Sequential", "ModuleDict", "ParameterList"):
+                return Val(EMPTY, MODULE, None)
+            return Val(EMPTY, MODULE, None)
+        if last in api.FACTORIES:
+            if literal_keyword(node, "requires_grad") is True:
+                return Val(frozenset({self.new_origin(node, leaf=True)}))
+            return NOTHING
+        if last in api.CUT_TORCH_FUNCTIONS:
+            return NOTHING
+        return self.union(args, node)
+
+    # -- calls through a bare name ------------------------------------------------------
+    def call_by_name(self, node: ast.Call, name: str, args: list[Val]) -> Val:
+        if name in api.CUT_FUNCTIONS:
+            return NOTHING
+        if name in (
+            "list",
+            "tuple",
+            "sorted",
+            "reversed",
+            "set",
+            "dict",
+            "zip",
+            "enumerate",
+            "iter",
+        ):
+            origins = EMPTY.union(*(a.origins for a in args))
+            return Val(origins, CONTAINER)
+        if name in ("next", "sum", "max", "min", "abs", "getattr", "copy", "deepcopy"):
+            return self.union(args, node) if name in ("sum", "abs") else self.first(args)
+        if name in api.FACTORIES or name in api.DISTRIBUTIONS:
+            if name in api.DISTRIBUTIONS:
+                return Val(EMPTY.union(*(a.origins for a in args)), DIST)
+            if literal_keyword(node, "requires_grad") is True:
+                return Val(frozenset({self.new_origin(node, leaf=True)}))
+            return NOTHING
+        if name in api.OPTIMIZER_CLASSES:
+            return Val(EMPTY, OPTIMIZER)
+        if name == "Parameter":
+            return Val(frozenset({self.new_origin(node, leaf=True)}))
+        if name[:1].isupper() and self.lookup(name) is None:
+            # An imported class: calling its instances later is a module call.
+            return Val(EMPTY, MODULE if self.modelish_class(name) else OBJECT, None)
+        return self.union(args, node)
+
+    @staticmethod
+    def first(args: list[Val]) -> Val:
+        return Val(args[0].origins, args[0].kind, args[0].ref) if args else NOTHING
+
+    @staticmethod
+    def modelish_class(name: str) -> bool:
+        return not name.endswith(
+            ("Loader", "Dataset", "Writer", "Logger", "Error", "Exception", "Config", "Path",
+             "Sampler", "Scaler", "Scheduler", "LR", "Tokenizer", "Parser", "Timer", "Meter")
+        )  # fmt: skip
+
+    # -- modules, classes and local functions -------------------------------------------
+    def call_module(self, node: ast.Call, module: Val, args: list[Val]) -> Val:
+        if not self.frame.grad_enabled:
+            return NOTHING
+        if module.ref is not None:
+            forward = self.local_method(module.ref, "forward") or self.local_method(
+                module.ref, "__call__"
+            )
+            if forward is not None:
+                result = self.call_function(node, forward, args, module)
+                return result
+        origins = EMPTY.union(*(a.origins for a in args), module.origins)
+        origins = origins | {
+            self.new_origin(node, leaf=False),
+            self.new_origin(node.func, leaf=True),
+        }
+        return Val(origins)
+
+    def instantiate(self, node: ast.Call, info, args: list[Val]) -> Val:
+        kind = MODULE if info.is_module else OBJECT
+        instance = Val(EMPTY, kind, ("instance", id(node), tuple(self.context)))
+        init = self.local_method(instance.ref, "__init__")
+        if init is not None:
+            self.call_function(node, init, args, instance)
+        return instance
+
+    def local_method(self, ref, name: str):
+        info = self.class_of_ref(ref)
+        if info is None:
+            return None
+        return info.find_method(name)
+
+    def call_function(self, node: ast.Call, fn, args: list[Val], receiver: Val | None) -> Val:
+        """Analyse a local function in the caller's context (inlined, depth-limited)."""
+        if not self.can_inline(fn):
+            return (
+                self.union(args, node)
+                if receiver is None
+                else self.call_opaque(node, receiver, args)
+            )
+        definition = fn.node
+        params = self.bind_parameters(definition, node, args, receiver)
+        return self.run_function(fn, params, node)
+
+    def call_opaque(self, node: ast.Call, receiver: Val, args: list[Val]) -> Val:
+        if receiver.kind == MODULE:
+            origins = EMPTY.union(*(a.origins for a in args)) | {self.new_origin(node, leaf=False)}
+            return Val(origins)
+        return self.union(args, node)
+
+    def bind_parameters(self, definition, call: ast.Call, args: list[Val], receiver):
+        arguments = definition.args
+        positional = [*arguments.posonlyargs, *arguments.args]
+        env = {}
+        site = self.site(call)
+        values = list(args[: len(call.args)])
+        keyword_vals = dict(zip([kw.arg for kw in call.keywords], args[len(call.args) :]))
+        if receiver is not None and positional:
+            env[positional[0].arg] = Binding(receiver, site)
+            positional = positional[1:]
+        for param, val in zip(positional, values):
+            env[param.arg] = Binding(val, site)
+        extra = values[len(positional) :]
+        if arguments.vararg is not None:
+            origins = EMPTY.union(*(v.origins for v in extra))
+            env[arguments.vararg.arg] = Binding(Val(origins, CONTAINER), site)
+        for param in [*positional, *arguments.kwonlyargs]:
+            if param.arg in keyword_vals:
+                env[param.arg] = Binding(keyword_vals.pop(param.arg), site)
+            elif param.arg not in env:
+                env[param.arg] = Binding(self.parameter_default(param.arg), site)
+        if arguments.kwarg is not None:
+            origins = EMPTY.union(*(v.origins for v in keyword_vals.values() if v is not None))
+            env[arguments.kwarg.arg] = Binding(Val(origins, CONTAINER), site)
+        return env
+
+    def parameter_default(self, name: str) -> Val:
+        if api.MODELISH_NAME.match(name):
+            return Val(EMPTY, MODULE, None)
+        if name in ("optimizer", "optim", "opt") or name.endswith("_optimizer"):
+            return Val(EMPTY, OPTIMIZER)
+        return NOTHING

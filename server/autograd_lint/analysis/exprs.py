@@ -1,0 +1,281 @@
+"""Expression transfer rules: what graphs each expression's value may point into.
+
+One handler per node type (`ev_<NodeName>`), in the manner of pyflakes' checker.
+Calls are the interesting part and live in `calls.py`.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from . import torch_api as api
+from .values import (
+    CONTAINER,
+    DIST,
+    EMPTY,
+    MODULE,
+    NOTHING,
+    OBJECT,
+    TENSOR,
+    Binding,
+    Val,
+    join_vals,
+)
+
+
+def dotted_name(node: ast.AST) -> str | None:
+    """`torch.nn.functional.relu` for an Attribute chain over a Name, else None."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+        return ".".join(reversed(parts))
+    return None
+
+
+class ExpressionMixin:
+    """Evaluates expressions against `self.state`; needs the interpreter's helpers."""
+
+    # -- entry ---------------------------------------------------------------------------
+    def ev(self, node: ast.AST) -> Val:
+        handler = getattr(self, "ev_" + node.__class__.__name__, None)
+        if handler is None:
+            for child in ast.iter_child_nodes(node):
+                if isinstance(child, ast.expr):
+                    self.ev(child)
+            return NOTHING
+        return handler(node)
+
+    def union(self, vals, node: ast.AST | None = None, label: str | None = None) -> Val:
+        """The result of a differentiable op over `vals`: their graphs plus a new node."""
+        origins = EMPTY
+        for val in vals:
+            if val.origins:
+                origins = origins | val.origins
+        if not origins or not self.frame.grad_enabled:
+            return NOTHING
+        if node is not None:
+            origins = origins | {self.new_origin(node, leaf=False, label=label)}
+        return Val(origins)
+
+    # -- leaves of the syntax ------------------------------------------------------------
+    def ev_Constant(self, node: ast.Constant) -> Val:
+        return NOTHING
+
+    def ev_Name(self, node: ast.Name) -> Val:
+        binding = self.lookup(node.id)
+        if binding is not None:
+            return binding.val
+        if api.MODELISH_NAME.match(node.id):
+            return Val(EMPTY, MODULE, None)
+        return NOTHING
+
+    def ev_Attribute(self, node: ast.Attribute) -> Val:
+        owner = self.ev(node.value)
+        attr = node.attr
+        if attr in api.CUT_ATTRIBUTES:
+            return NOTHING
+        key = self.heap_key(node.value, owner)
+        if key is not None:
+            stored = self.state.heap.get((key, attr))
+            if stored is not None:
+                return stored.val
+        if owner.kind == MODULE:
+            # An unknown attribute of a module: a submodule or a parameter (a leaf).
+            return Val(frozenset({self.new_origin(node, leaf=True)}), MODULE, None)
+        if owner.kind == CONTAINER or owner.kind == TENSOR:
+            # `out.logits`, `x.T`, `x.real`: still the same graph.
+            return Val(owner.origins) if owner.origins else NOTHING
+        return NOTHING
+
+    def ev_Subscript(self, node: ast.Subscript) -> Val:
+        base = self.ev(node.value)
+        self.ev(node.slice)
+        if base.kind == CONTAINER:
+            return Val(base.origins) if base.origins else NOTHING
+        if base.kind in (MODULE, OBJECT):  # nn.ModuleList / ModuleDict entries are modules
+            return Val(base.origins, MODULE, None)
+        return self.union([base], node)
+
+    def ev_Slice(self, node: ast.Slice) -> Val:
+        for part in (node.lower, node.upper, node.step):
+            if part is not None:
+                self.ev(part)
+        return NOTHING
+
+    # -- operators -----------------------------------------------------------------------
+    def ev_BinOp(self, node: ast.BinOp) -> Val:
+        return self.union([self.ev(node.left), self.ev(node.right)], node)
+
+    def ev_UnaryOp(self, node: ast.UnaryOp) -> Val:
+        operand = self.ev(node.operand)
+        if isinstance(node.op, ast.Not):
+            return NOTHING
+        return self.union([operand], node)
+
+    def ev_BoolOp(self, node: ast.BoolOp) -> Val:
+        vals = [self.ev(v) for v in node.values]
+        out = vals[0]
+        for val in vals[1:]:
+            out = join_vals(out, val)
+        return out
+
+    def ev_Compare(self, node: ast.Compare) -> Val:
+        self.ev(node.left)
+        for comparator in node.comparators:
+            self.ev(comparator)
+        return NOTHING
+
+    def ev_IfExp(self, node: ast.IfExp) -> Val:
+        self.ev(node.test)
+        return join_vals(self.ev(node.body), self.ev(node.orelse))
+
+    def ev_NamedExpr(self, node: ast.NamedExpr) -> Val:
+        val = self.ev(node.value)
+        self.bind(node.target, val, node)
+        return val
+
+    def ev_Await(self, node: ast.Await) -> Val:
+        return self.ev(node.value)
+
+    def ev_Starred(self, node: ast.Starred) -> Val:
+        return self.ev(node.value)
+
+    def ev_JoinedStr(self, node: ast.JoinedStr) -> Val:
+        for value in node.values:
+            self.ev(value)
+        return NOTHING
+
+    def ev_FormattedValue(self, node: ast.FormattedValue) -> Val:
+        self.ev(node.value)
+        return NOTHING
+
+    def ev_Lambda(self, node: ast.Lambda) -> Val:
+        return NOTHING
+
+    def ev_Yield(self, node: ast.Yield) -> Val:
+        if node.value is not None:
+            self.frame.returns.append(self.ev(node.value))
+        return NOTHING
+
+    def ev_YieldFrom(self, node: ast.YieldFrom) -> Val:
+        self.frame.returns.append(self.ev(node.value))
+        return NOTHING
+
+    # -- containers ----------------------------------------------------------------------
+    def _container(self, parts) -> Val:
+        origins = EMPTY
+        for part in parts:
+            if part is not None:
+                val = self.ev(part)
+                if val.origins:
+                    origins = origins | val.origins
+        return Val(origins, CONTAINER)
+
+    def ev_Tuple(self, node: ast.Tuple) -> Val:
+        return self._container(node.elts)
+
+    ev_List = ev_Tuple
+    ev_Set = ev_Tuple
+
+    def ev_Dict(self, node: ast.Dict) -> Val:
+        return self._container([*node.keys, *node.values])
+
+    def _comprehension(self, generators, elements) -> Val:
+        saved = {}
+        for gen in generators:
+            source = self.ev(gen.iter)
+            for name in self.target_names(gen.target):
+                if name not in saved:
+                    saved[name] = self.state.env.get(name)
+            self.bind(gen.target, self.element_of(source), gen)
+            for cond in gen.ifs:
+                self.ev(cond)
+        result = self._container(elements)
+        # Comprehension variables do not leak into the enclosing scope.
+        for name, old in saved.items():
+            if old is None:
+                self.state.env.pop(name, None)
+            else:
+                self.state.env[name] = old
+        return result
+
+    def ev_ListComp(self, node: ast.ListComp) -> Val:
+        return self._comprehension(node.generators, [node.elt])
+
+    ev_SetComp = ev_ListComp
+    ev_GeneratorExp = ev_ListComp
+
+    def ev_DictComp(self, node: ast.DictComp) -> Val:
+        return self._comprehension(node.generators, [node.key, node.value])
+
+    # -- helpers shared with statements --------------------------------------------------
+    def element_of(self, val: Val) -> Val:
+        """What iterating over `val` yields."""
+        if not val.origins:
+            return NOTHING
+        if val.kind in (CONTAINER, TENSOR, DIST):
+            return Val(val.origins)
+        return Val(val.origins, val.kind, None)
+
+    def target_names(self, target: ast.AST) -> list[str]:
+        if isinstance(target, ast.Name):
+            return [target.id]
+        if isinstance(target, (ast.Tuple, ast.List)):
+            return [n for elt in target.elts for n in self.target_names(elt)]
+        if isinstance(target, ast.Starred):
+            return self.target_names(target.value)
+        return []
+
+    def heap_key(self, owner_node: ast.AST, owner: Val):
+        if owner.kind in (MODULE, OBJECT) and owner.ref is not None:
+            return owner.ref
+        path = dotted_name(owner_node)
+        if path is not None:
+            return ("path", path)
+        return None
+
+    def store_attribute(self, target: ast.Attribute, val: Val, site_node: ast.AST) -> None:
+        owner = self.ev(target.value)
+        key = self.heap_key(target.value, owner)
+        if key is not None:
+            self.state.heap[(key, target.attr)] = Binding(val, self.site(site_node))
+
+    def modify_in_place(self, target: ast.AST, added: list[Val], node: ast.AST) -> None:
+        """`x += y`, `x[i] = y`, `x.add_(y)`: the receiver's graph grows by `y` and a new node."""
+        root = target
+        while isinstance(root, ast.Subscript):
+            root = root.value
+        current = self.ev(root)
+        if current.kind == CONTAINER and isinstance(target, ast.Subscript):
+            new = Val(current.origins.union(*(v.origins for v in added)), CONTAINER)
+        else:
+            new = self.union([current, *added], node)
+            if not new.origins:
+                new = current if current.kind != TENSOR else new
+            elif current.kind != TENSOR:
+                new = Val(new.origins, current.kind, current.ref)
+        self.assign_to(root, new, node)
+
+    def assign_to(self, target: ast.AST, val: Val, site_node: ast.AST) -> None:
+        if isinstance(target, ast.Name):
+            self.state.env[target.id] = Binding(val, self.site(site_node))
+        elif isinstance(target, ast.Attribute):
+            self.store_attribute(target, val, site_node)
+
+    def bind(self, target: ast.AST, val: Val, site_node: ast.AST) -> None:
+        if isinstance(target, ast.Name):
+            self.state.env[target.id] = Binding(val, self.site(site_node))
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            part = val if val.kind != CONTAINER else Val(val.origins)
+            for elt in target.elts:
+                self.bind(elt, part, site_node)
+        elif isinstance(target, ast.Starred):
+            self.bind(target.value, Val(val.origins, CONTAINER), site_node)
+        elif isinstance(target, ast.Attribute):
+            self.store_attribute(target, val, site_node)
+        elif isinstance(target, ast.Subscript):
+            self.ev(target.slice)
+            self.modify_in_place(target, [val], site_node)

@@ -1,0 +1,453 @@
+"""The abstract interpreter: statements, loops unrolled twice, frames, backward.
+
+One readable pass over each function body (and the module body), a handler per
+statement type. Loops run two abstract passes: pass 2 starts from the join of the
+state before the loop and the state at the end of pass 1, so a graph built in
+iteration 1 and reached by a backward in iteration 2 is exactly what it looks like.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+from . import torch_api as api
+from .calls import CallMixin, literal_keyword
+from .exprs import ExpressionMixin, dotted_name
+from .values import (
+    CLASS,
+    FUNC,
+    NOTHING,
+    Binding,
+    Freed,
+    LoopPass,
+    Origin,
+    Site,
+    State,
+    Val,
+    join_states,
+    join_vals,
+)
+
+MAX_UNROLL_DEPTH = 3  # nested loops unrolled twice each; deeper ones get one pass
+MAX_CALL_DEPTH = 4  # local functions inlined this deep
+INLINE_BUDGET = 300  # inlined calls per analysis root, to bound the work on odd code
+
+
+@dataclass(eq=False)
+class FunctionRef:
+    node: ast.FunctionDef | ast.AsyncFunctionDef
+    block: object
+    owner: ClassInfo | None = None
+
+    @property
+    def no_grad(self) -> bool:
+        for decorator in self.node.decorator_list:
+            target = decorator.func if isinstance(decorator, ast.Call) else decorator
+            name = dotted_name(target) or ""
+            if api.last_part(name) in api.NO_GRAD_CONTEXTS:
+                return True
+        return False
+
+
+@dataclass(eq=False)
+class ClassInfo:
+    name: str
+    node: ast.ClassDef
+    block: object
+    bases: list[str]
+    methods: dict[str, FunctionRef] = field(default_factory=dict)
+    registry: dict[str, ClassInfo] = field(default_factory=dict, repr=False)
+
+    @property
+    def is_module(self) -> bool:
+        for base in self.bases:
+            if base.endswith("Module") or api.last_part(base) in ("Module", "LightningModule"):
+                return True
+            local = self.registry.get(base)
+            if local is not None and local is not self and local.is_module:
+                return True
+        return "forward" in self.methods
+
+    def find_method(self, name: str, _seen=None) -> FunctionRef | None:
+        found = self.methods.get(name)
+        if found is not None:
+            return found
+        seen = _seen or {id(self)}
+        for base in self.bases:
+            local = self.registry.get(base)
+            if local is not None and id(local) not in seen:
+                seen.add(id(local))
+                found = local.find_method(name, seen)
+                if found is not None:
+                    return found
+        return None
+
+
+@dataclass(eq=False)
+class LoopFrame:
+    node: ast.AST
+    entry: State
+    block: object = None
+    pass1_end: State | None = None
+    breaks: list = field(default_factory=list)
+    continues: list = field(default_factory=list)
+
+
+@dataclass(eq=False)
+class Frame:
+    block: object
+    function: FunctionRef | None
+    grad_enabled: bool = True
+    globals_env: dict | None = None  # None: this frame's env is the module's
+    returns: list = field(default_factory=list)
+    return_states: list = field(default_factory=list)
+    loops: list = field(default_factory=list)
+
+
+class Interpreter(ExpressionMixin, CallMixin):
+    def __init__(self, classes: dict[str, ClassInfo], reporter):
+        self.classes = classes
+        self.reporter = reporter  # report.Reporter: turns conflicts into findings
+        self.context: list[LoopPass] = []
+        self.loop_frames: list[LoopFrame] = []
+        self.call_chain: list[Site] = []
+        self.active: list[FunctionRef] = []
+        self.instances: dict[object, ClassInfo] = {}
+        self.seq = 0
+        self.inlined = 0
+        self.frame: Frame = Frame(None, None)
+        self.state: State | None = State({}, {}, {})
+
+    # -- bookkeeping ----------------------------------------------------------------------
+    def site(self, node: ast.AST) -> Site:
+        return Site(self.frame.block, node)
+
+    def new_origin(self, node: ast.AST, leaf: bool, label: str | None = None) -> Origin:
+        self.seq += 1
+        return Origin(self.site(node), tuple(self.context), leaf, self.seq, label or "")
+
+    def lookup(self, name: str) -> Binding | None:
+        found = self.state.env.get(name) if self.state is not None else None
+        if found is None and self.frame.globals_env is not None:
+            found = self.frame.globals_env.get(name)
+        return found
+
+    def class_of_ref(self, ref) -> ClassInfo | None:
+        return self.instances.get(ref)
+
+    def can_inline(self, fn: FunctionRef) -> bool:
+        return (
+            len(self.call_chain) < MAX_CALL_DEPTH
+            and fn not in self.active
+            and self.inlined < INLINE_BUDGET
+        )
+
+    # -- roots ----------------------------------------------------------------------------
+    def run_module(self, blocks_and_statements, definitions: dict) -> dict:
+        """Run module-level code; returns its final bindings (the globals for functions)."""
+        self.frame = Frame(None, None)
+        self.state = State(dict(definitions), {}, {})
+        for block, statements in blocks_and_statements:
+            self.frame.block = block
+            self.exec_block(statements)
+            if self.state is None:
+                break
+        return self.state.env if self.state is not None else {}
+
+    def run_root_function(self, fn: FunctionRef, globals_env: dict) -> None:
+        env = {}
+        site = Site(fn.block, fn.node)
+        positional = [*fn.node.args.posonlyargs, *fn.node.args.args, *fn.node.args.kwonlyargs]
+        for index, param in enumerate(positional):
+            if index == 0 and fn.owner is not None and param.arg in ("self", "cls"):
+                ref = ("self", id(fn.owner))
+                self.instances[ref] = fn.owner
+                kind = api_kind_of(fn.owner)
+                env[param.arg] = Binding(Val(frozenset(), kind, ref), site)
+            else:
+                env[param.arg] = Binding(self.parameter_default(param.arg), site)
+        self.frame = Frame(fn.block, fn, not fn.no_grad, globals_env)
+        self.state = State(env, {}, {})
+        self.active = [fn]
+        self.exec_block(fn.node.body)
+
+    def run_function(self, fn: FunctionRef, params: dict, call_node: ast.AST) -> Val:
+        caller_frame, caller_state = self.frame, self.state
+        globals_env = caller_frame.globals_env
+        if globals_env is None:
+            globals_env = caller_state.env
+        self.inlined += 1
+        self.call_chain.append(self.site(call_node))
+        self.active.append(fn)
+        frame = Frame(fn.block, fn, caller_frame.grad_enabled and not fn.no_grad, globals_env)
+        self.frame = frame
+        self.state = State(params, caller_state.heap, caller_state.freed)
+        try:
+            self.exec_block(fn.node.body)
+            ends = join_states([self.state, *frame.return_states])
+        finally:
+            self.frame, self.state = caller_frame, caller_state
+            self.call_chain.pop()
+            self.active.pop()
+        if ends is not None:
+            caller_state.heap = ends.heap
+            caller_state.freed = ends.freed
+        result = NOTHING
+        for val in frame.returns:
+            result = join_vals(result, val) if result is not NOTHING else val
+        return result
+
+    # -- statements -----------------------------------------------------------------------
+    def exec_block(self, statements) -> None:
+        for statement in statements:
+            if self.state is None:
+                return
+            handler = getattr(self, "do_" + statement.__class__.__name__, None)
+            if handler is not None:
+                handler(statement)
+
+    def do_Expr(self, node: ast.Expr) -> None:
+        self.ev(node.value)
+
+    def do_Assign(self, node: ast.Assign) -> None:
+        value = node.value
+        targets = node.targets
+        if (
+            len(targets) == 1
+            and isinstance(value, ast.Tuple)
+            and isinstance(targets[0], ast.Tuple)
+            and len(value.elts) == len(targets[0].elts)
+            and not any(isinstance(e, ast.Starred) for e in value.elts)
+        ):
+            vals = [self.ev(elt) for elt in value.elts]
+            for target, val in zip(targets[0].elts, vals):
+                self.bind(target, val, node)
+            return
+        val = self.ev(value)
+        for target in targets:
+            self.bind(target, val, node)
+
+    def do_AnnAssign(self, node: ast.AnnAssign) -> None:
+        if node.value is not None:
+            self.bind(node.target, self.ev(node.value), node)
+
+    def do_AugAssign(self, node: ast.AugAssign) -> None:
+        added = self.ev(node.value)
+        if isinstance(node.target, ast.Subscript):
+            self.ev(node.target.slice)
+        self.modify_in_place(node.target, [added], node)
+
+    def do_Return(self, node: ast.Return) -> None:
+        val = self.ev(node.value) if node.value is not None else NOTHING
+        self.frame.returns.append(val)
+        self.frame.return_states.append(self.state)
+        self.state = None
+
+    def do_Raise(self, node: ast.Raise) -> None:
+        if node.exc is not None:
+            self.ev(node.exc)
+        self.state = None
+
+    def do_Assert(self, node: ast.Assert) -> None:
+        self.ev(node.test)
+
+    def do_Delete(self, node: ast.Delete) -> None:
+        for target in node.targets:
+            if isinstance(target, ast.Name):
+                self.state.env.pop(target.id, None)
+
+    def do_FunctionDef(self, node: ast.FunctionDef) -> None:
+        fn = FunctionRef(node, self.frame.block)
+        self.state.env[node.name] = Binding(Val(frozenset(), FUNC, fn), self.site(node))
+
+    do_AsyncFunctionDef = do_FunctionDef
+
+    def do_ClassDef(self, node: ast.ClassDef) -> None:
+        info = self.classes.get(node.name)
+        if info is None or info.node is not node:
+            info = make_class_info(node, self.frame.block, self.classes)
+        self.state.env[node.name] = Binding(Val(frozenset(), CLASS, info), self.site(node))
+
+    def do_If(self, node: ast.If) -> None:
+        self.ev(node.test)
+        before = self.state
+        self.state = before.copy()
+        self.exec_block(node.body)
+        after_body = self.state
+        self.state = before
+        self.exec_block(node.orelse)
+        self.state = join_states([after_body, self.state])
+
+    def do_With(self, node: ast.With) -> None:
+        saved = self.frame.grad_enabled
+        for item in node.items:
+            mode = grad_mode_of(item.context_expr)
+            if mode is not None:
+                self.frame.grad_enabled = mode
+            else:
+                val = self.ev(item.context_expr)
+                if item.optional_vars is not None:
+                    self.bind(item.optional_vars, val, node)
+        try:
+            self.exec_block(node.body)
+        finally:
+            self.frame.grad_enabled = saved
+
+    do_AsyncWith = do_With
+
+    def do_Try(self, node: ast.Try) -> None:
+        before = self.state.copy()
+        self.exec_block(node.body)
+        self.exec_block(node.orelse)
+        normal = self.state
+        ends = [normal]
+        for handler in node.handlers:
+            self.state = join_states([before, normal])
+            if self.state is not None:
+                self.state = self.state.copy()
+                self.exec_block(handler.body)
+            ends.append(self.state)
+        self.state = join_states(ends)
+        if node.finalbody:
+            if self.state is None:
+                self.state = before
+            self.exec_block(node.finalbody)
+
+    do_TryStar = do_Try
+
+    def do_Match(self, node) -> None:
+        self.ev(node.subject)
+        before = self.state
+        ends = [before]
+        for case in node.cases:
+            self.state = before.copy()
+            self.exec_block(case.body)
+            ends.append(self.state)
+        self.state = join_states(ends)
+
+    def do_Break(self, node: ast.Break) -> None:
+        if self.frame.loops:
+            self.frame.loops[-1].breaks.append(self.state)
+        self.state = None
+
+    def do_Continue(self, node: ast.Continue) -> None:
+        if self.frame.loops:
+            self.frame.loops[-1].continues.append(self.state)
+        self.state = None
+
+    # -- loops ----------------------------------------------------------------------------
+    def do_For(self, node: ast.For) -> None:
+        element = self.element_of(self.ev(node.iter))
+        self.run_loop(node, lambda: self.bind(node.target, element, node), always_exits=False)
+
+    do_AsyncFor = do_For
+
+    def do_While(self, node: ast.While) -> None:
+        infinite = isinstance(node.test, ast.Constant) and bool(node.test.value)
+        self.run_loop(node, lambda: self.ev(node.test), always_exits=not infinite)
+
+    def run_loop(self, node, begin_pass, always_exits: bool) -> None:
+        entry = self.state
+        passes = 2 if len(self.loop_frames) < MAX_UNROLL_DEPTH else 1
+        loop = LoopFrame(node, entry, self.frame.block)
+        self.frame.loops.append(loop)
+        self.loop_frames.append(loop)
+        start, last_end = entry, None
+        try:
+            for number in range(1, passes + 1):
+                self.context.append(LoopPass(node, number))
+                self.state = start.copy()
+                begin_pass()
+                self.exec_block(node.body)
+                end = join_states([self.state, *loop.continues])
+                loop.continues = []
+                self.context.pop()
+                if number == 1:
+                    loop.pass1_end = end
+                if end is None:
+                    break
+                last_end = end
+                start = join_states([entry, end])
+        finally:
+            self.frame.loops.pop()
+            self.loop_frames.pop()
+        exits = [last_end, *loop.breaks]
+        if always_exits or not isinstance(node, ast.While):
+            exits.append(entry)
+        after = join_states(exits)
+        self.state = after.copy() if after is not None else None
+        if node.orelse and self.state is not None:
+            self.exec_block(node.orelse)
+
+    # -- backward -------------------------------------------------------------------------
+    def backward(self, call: ast.Call, val: Val, node: ast.AST) -> None:
+        if self.state is None:
+            return
+        nodes = [o for o in val.origins if not o.leaf]
+        if not nodes:
+            return
+        freed = self.state.freed
+        stale = [o for o in nodes if o in freed]
+        if stale:
+            self.reporter.conflict(self, call, stale)
+        if not retains_graph(call):
+            info = Freed(self.site(call), tuple(self.context), tuple(self.call_chain))
+            for origin in nodes:
+                if origin not in freed:
+                    freed[origin] = info
+
+
+def retains_graph(call: ast.Call) -> bool:
+    """Whether the call keeps the graph: `retain_graph=True`, or `create_graph=True` alone.
+
+    A non-literal value counts as retaining: we cannot tell, and saying nothing is
+    better than a false alarm.
+    """
+    is_grad = isinstance(call.func, ast.Attribute) and call.func.attr == "grad"
+    retain_index, create_index = (3, 4) if is_grad else (1, 2)
+    retain = literal_keyword(call, "retain_graph")
+    if retain is None and len(call.args) > retain_index:
+        arg = call.args[retain_index]
+        retain = arg.value if isinstance(arg, ast.Constant) else ...
+    create = literal_keyword(call, "create_graph")
+    if create is None and len(call.args) > create_index:
+        arg = call.args[create_index]
+        create = arg.value if isinstance(arg, ast.Constant) else ...
+    if retain is None:
+        return create is not None and create is not False
+    return retain is not False and retain is not None
+
+
+def grad_mode_of(expr: ast.AST) -> bool | None:
+    """False for `torch.no_grad()` / `inference_mode()`, True for `enable_grad()`."""
+    target = expr.func if isinstance(expr, ast.Call) else expr
+    name = api.last_part(dotted_name(target) or "")
+    if name in api.NO_GRAD_CONTEXTS:
+        if name == "inference_mode" and isinstance(expr, ast.Call) and expr.args:
+            arg = expr.args[0]
+            if isinstance(arg, ast.Constant) and arg.value is False:
+                return None
+        return False
+    if name in api.ENABLE_GRAD_CONTEXTS:
+        return True
+    if name == "set_grad_enabled" and isinstance(expr, ast.Call) and expr.args:
+        arg = expr.args[0]
+        if isinstance(arg, ast.Constant) and isinstance(arg.value, bool):
+            return arg.value
+    return None
+
+
+def make_class_info(node: ast.ClassDef, block, registry: dict) -> ClassInfo:
+    bases = [dotted_name(base) or "" for base in node.bases]
+    info = ClassInfo(node.name, node, block, bases, registry=registry)
+    for statement in node.body:
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            info.methods[statement.name] = FunctionRef(statement, block, info)
+    return info
+
+
+def api_kind_of(info: ClassInfo) -> int:
+    from .values import MODULE, OBJECT
+
+    return MODULE if info.is_module else OBJECT

@@ -1,0 +1,289 @@
+"""Turning a backward that meets freed graph nodes into a finding with its evidence.
+
+Findings are kept as `RawFinding`s that point at syntax nodes in blocks; they become
+`Finding`s (line numbers and all) only when rendered, so cached results stay right
+when the blocks around them move.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+from .model import Role
+from .values import Origin, Site
+
+MAX_LABEL = 40
+
+
+@dataclass(eq=False)
+class RawStep:
+    site: Site
+    message: str
+    role: Role
+    name: str | None = None
+
+
+@dataclass(eq=False)
+class RawFinding:
+    code: str
+    kind: str
+    # `message` is a format string whose {0}, {1}... are the lines of `message_sites`.
+    message: str
+    message_sites: list[Site]
+    site: Site  # the failing backward call
+    steps: list[RawStep]
+    loop: Site | None = None
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def key(self) -> tuple:
+        return (self.code, id(self.site.node))
+
+
+def source_of(site: Site) -> str:
+    """Short source text of a node, for messages."""
+    try:
+        text = ast.unparse(site.node)
+    except Exception:  # noqa: BLE001 - odd nodes from partial code: a label is optional
+        return "this expression"
+    text = " ".join(text.split())
+    return text if len(text) <= MAX_LABEL else text[: MAX_LABEL - 1] + "…"
+
+
+def call_text(call: ast.Call) -> str:
+    func = call.func
+    if isinstance(func, ast.Attribute):
+        try:
+            receiver = ast.unparse(func.value)
+        except Exception:  # noqa: BLE001
+            receiver = "…"
+        if len(receiver) > MAX_LABEL:
+            receiver = receiver[: MAX_LABEL - 1] + "…"
+        return f"{receiver}.{func.attr}()"
+    return source_of_node(func) + "()"
+
+
+def source_of_node(node: ast.AST) -> str:
+    return source_of(Site(None, node))
+
+
+def names_read_before_written(loop_body: list[ast.stmt]) -> set[str]:
+    """Names the loop body reads before it assigns them: the ones that carry state."""
+    first_use: dict[str, tuple[tuple[int, int], bool]] = {}
+    for statement in loop_body:
+        for node in ast.walk(statement):
+            if isinstance(node, ast.Name):
+                position = (node.lineno, node.col_offset)
+                is_load = isinstance(node.ctx, ast.Load)
+                known = first_use.get(node.id)
+                # In `h = f(h)` the load comes first in time though it sits to the right.
+                if isinstance(statement, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and is_load:
+                    position = (statement.lineno, -1)
+                if known is None or position < known[0]:
+                    first_use[node.id] = (position, is_load)
+            elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+                position = (node.lineno, -1)
+                known = first_use.get(node.target.id)
+                if known is None or position <= known[0]:
+                    first_use[node.target.id] = (position, True)
+    return {name for name, (_, is_load) in first_use.items() if is_load}
+
+
+class Reporter:
+    def __init__(self):
+        self.findings: dict[tuple, RawFinding] = {}
+        self.reported_roots: set[Origin] = set()
+
+    def conflict(self, interp, call: ast.Call, stale: list[Origin]) -> None:
+        if all(origin in self.reported_roots for origin in stale):
+            return
+        self.reported_roots.update(stale)
+        context = tuple(interp.context)
+        freed = interp.state.freed
+        carried = [o for o in stale if freed[o].context != context]
+        if carried:
+            finding = self._carried(interp, call, carried, context)
+        else:
+            finding = self._shared(interp, call, stale)
+        if finding is not None and finding.key not in self.findings:
+            self.findings[finding.key] = finding
+
+    # -- AG001 ----------------------------------------------------------------------------
+    def _carried(self, interp, call, stale, context) -> RawFinding | None:
+        origin = min(stale, key=lambda o: o.seq)
+        freed = interp.state.freed[origin]
+        level = 0
+        while (
+            level < len(origin.context)
+            and level < len(context)
+            and origin.context[level] == context[level]
+        ):
+            level += 1
+        if level >= len(context):
+            return None
+        loop_node = context[level].loop
+        loop_frame = next((f for f in interp.loop_frames if f.node is loop_node), None)
+        hoisted = level >= len(origin.context)
+        fails = Site(interp.frame.block, call)
+        built = origin.site
+        steps = [
+            RawStep(
+                built,
+                (
+                    f"graph built here, once, before the loop: `{source_of(built)}`"
+                    if hoisted
+                    else f"graph built here in iteration 1: `{source_of(built)}`"
+                ),
+                Role.BUILT,
+            )
+        ]
+        carriers = self._carriers(loop_frame, set(stale), hoisted) if loop_frame else []
+        kind = "hoisted-forward" if hoisted else "carried-state"
+        for name, binding_site, stored in carriers:
+            if stored:
+                kind = "module-state"
+                message = f"`{name}` keeps the graph on the object between calls"
+                steps.append(RawStep(binding_site, message, Role.STORED, name))
+            elif hoisted:
+                message = f"`{name}` is computed once and reused in every iteration"
+                steps.append(RawStep(binding_site, message, Role.CARRIED, name))
+            else:
+                if _is_accumulation(binding_site.node, name):
+                    kind = "accumulated"
+                message = f"`{name}` carries the graph into the next iteration"
+                steps.append(RawStep(binding_site, message, Role.CARRIED, name))
+        steps.extend(self._calls(freed.call_chain, "the backward that frees it runs inside"))
+        steps.append(
+            RawStep(
+                freed.site,
+                f"`{call_text(freed.site.node)}` frees the graph's saved tensors in iteration 1",
+                Role.FREED,
+            )
+        )
+        steps.extend(self._calls(tuple(interp.call_chain), "the failing backward runs inside"))
+        steps.append(
+            RawStep(
+                fails,
+                f"`{call_text(call)}` reaches the freed graph again in iteration 2 and raises",
+                Role.FAILS,
+            )
+        )
+        names = ", ".join(f"`{name}`" for name, _, _ in carriers) or "a value"
+        if hoisted:
+            message = (
+                "backward through a graph built once before the loop: "
+                f"{names} (line {{0}}) is reused in every iteration, but the first "
+                "backward already freed its saved tensors"
+            )
+        else:
+            message = (
+                f"backward through a graph from an earlier iteration: {names} carries the "
+                "graph built at line {0} into the next iteration, after the backward at "
+                "line {1} freed it"
+            )
+        sites = [carriers[0][1] if hoisted and carriers else built, freed.site]
+        return RawFinding(
+            "AG001",
+            kind,
+            message,
+            sites,
+            fails,
+            steps,
+            loop=Site(loop_frame.block if loop_frame else interp.frame.block, loop_node),
+            extra={"carried": [name for name, _, _ in carriers]},
+        )
+
+    @staticmethod
+    def _carriers(loop_frame, stale: set, hoisted: bool) -> list[tuple[str, Site, bool]]:
+        state = loop_frame.entry if hoisted else loop_frame.pass1_end
+        if state is None:
+            return []
+        live = names_read_before_written(loop_frame.node.body)
+        found = []
+        for name, binding in state.env.items():
+            if binding.site is None or not (binding.val.origins & stale):
+                continue
+            if hoisted or name in live:
+                found.append((name, binding.site, False))
+        for (key, attr), binding in state.heap.items():
+            if binding.site is not None and binding.val.origins & stale:
+                owner = key[1] if key[0] == "path" else "self"
+                found.append((f"{owner}.{attr}", binding.site, True))
+        found.sort(key=lambda item: (getattr(item[1].node, "lineno", 0), item[0]))
+        return found
+
+    @staticmethod
+    def _calls(chain, message: str) -> list[RawStep]:
+        return [
+            RawStep(site, f"{message} `{source_of(site)}`, called here", Role.CALL)
+            for site in chain
+        ]
+
+    # -- AG002 ----------------------------------------------------------------------------
+    def _shared(self, interp, call, stale) -> RawFinding:
+        origin = min(stale, key=lambda o: o.seq)
+        freed = interp.state.freed[origin]
+        fails = Site(interp.frame.block, call)
+        built = origin.site
+        same = call_text(call) == call_text(freed.site.node)
+        steps = [RawStep(built, f"graph built here: `{source_of(built)}`", Role.BUILT)]
+        shared_name = None
+        candidates = [
+            (name, binding)
+            for name, binding in interp.state.env.items()
+            if binding.site is not None and origin in binding.val.origins
+        ]
+        candidates.sort(key=lambda item: getattr(item[1].site.node, "lineno", 0))
+        if candidates and not same:
+            shared_name, binding = candidates[0]
+            steps.append(
+                RawStep(
+                    binding.site,
+                    f"`{shared_name}` feeds both backward passes",
+                    Role.SHARED,
+                    shared_name,
+                )
+            )
+        steps.extend(self._calls(freed.call_chain, "the first backward runs inside"))
+        steps.append(
+            RawStep(
+                freed.site,
+                f"`{call_text(freed.site.node)}` frees the graph's saved tensors",
+                Role.FREED,
+            )
+        )
+        steps.extend(self._calls(tuple(interp.call_chain), "the second backward runs inside"))
+        steps.append(
+            RawStep(fails, f"`{call_text(call)}` goes through the freed graph again", Role.FAILS)
+        )
+        if same:
+            kind = "same-tensor"
+            message = (
+                "second backward through the same graph: the backward at line {0} already "
+                "freed its saved tensors"
+            )
+        else:
+            kind = "shared-graph"
+            via = f"`{shared_name}`" if shared_name else "the graph built at line {1}"
+            message = (
+                f"second backward through a graph already freed: the backward at line {{0}} "
+                f"freed the saved tensors of {via}, which this loss also uses"
+            )
+        return RawFinding(
+            "AG002",
+            kind,
+            message,
+            [freed.site, built],
+            fails,
+            steps,
+            extra={"shared": shared_name, "first_backward": freed.site},
+        )
+
+
+def _is_accumulation(node: ast.AST, name: str) -> bool:
+    if isinstance(node, ast.AugAssign):
+        return True
+    if isinstance(node, ast.Assign) and isinstance(node.value, ast.BinOp):
+        return any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(node.value))
+    return False

@@ -1,0 +1,122 @@
+"""What the analysis knows about PyTorch's API, by name (no torch import).
+
+These tables are the transfer rules' vocabulary. Every entry that claims a runtime
+behaviour is exercised against torch in `tests/test_torch_api_claims.py`.
+"""
+
+from __future__ import annotations
+
+import re
+
+# Tensor methods whose result has no autograd history.
+CUT_METHODS = frozenset(
+    {
+        "detach", "item", "tolist", "numpy", "size", "dim", "numel", "nelement",
+        "argmax", "argmin", "argsort", "eq", "ne", "gt", "ge", "lt", "le", "isnan", "isinf",
+        "isfinite", "nonzero", "data_ptr", "element_size", "stride", "is_contiguous",
+        "bool", "long", "int", "byte", "short",
+        "any", "all", "count_nonzero", "equal", "allclose", "isclose", "unique", "bincount",
+        "sample", "get_device", "type_as_string", "__len__", "keys", "requires_grad",
+        "topk_indices", "state_dict", "named_modules", "modules", "children",
+    }
+)  # fmt: skip
+
+# Attributes that are plain data, never a graph.
+CUT_ATTRIBUTES = frozenset(
+    {
+        "data", "grad", "shape", "dtype", "device", "ndim", "requires_grad", "is_leaf",
+        "grad_fn", "is_cuda", "layout", "names", "training", "__class__", "__name__",
+        "indices",  # of a topk/max result: integer positions
+    }
+)  # fmt: skip
+
+# Functions (last dotted part, or bare builtins) whose result has no history.
+CUT_FUNCTIONS = frozenset(
+    {
+        "float", "int", "bool", "str", "repr", "len", "print", "isinstance", "hasattr",
+        "callable", "type", "id", "range", "format", "hash", "open", "input", "vars",
+        "argmax", "argmin", "argsort", "numel", "is_tensor", "is_grad_enabled",
+        "manual_seed", "seed", "save", "load", "device", "set_grad_enabled",
+        "no_grad", "inference_mode", "enable_grad", "tqdm", "log", "info", "debug", "warning",
+        "add_scalar", "add_scalars", "append_log", "write", "set_postfix", "set_description",
+        "numpy", "asarray", "array", "mean_np", "update_metric", "eq", "ne", "equal",
+        "isnan", "isinf", "isfinite", "count_nonzero", "bincount", "randperm",
+        "multinomial", "bernoulli", "randint", "randint_like", "nonzero", "where_indices",
+    }
+)  # fmt: skip
+
+# Calls creating fresh tensors: history only with a literal `requires_grad=True`.
+FACTORIES = frozenset(
+    {
+        "tensor", "as_tensor", "from_numpy", "zeros", "ones", "empty", "full", "rand", "randn",
+        "randn_like", "rand_like", "zeros_like", "ones_like", "empty_like", "full_like",
+        "arange", "linspace", "logspace", "eye", "normal", "Tensor", "FloatTensor",
+        "LongTensor", "DoubleTensor", "BoolTensor", "IntTensor", "cuda_tensor",
+    }
+)  # fmt: skip
+
+# Methods that only configure a module / optimizer and return it (or None).
+MODULE_PLUMBING = frozenset(
+    {
+        "train", "eval", "to", "cuda", "cpu", "double", "float", "half", "bfloat16",
+        "zero_grad", "apply", "register_buffer", "register_parameter", "load_state_dict",
+        "requires_grad_", "share_memory", "add_module", "register_forward_hook",
+        "register_full_backward_hook", "step", "add_param_group", "state_dict",
+    }
+)  # fmt: skip
+
+# Methods that hand out a module's parameters (leaves).
+PARAMETER_METHODS = frozenset({"parameters", "named_parameters"})
+
+# Container methods that put their arguments into the receiver.
+CONTAINER_ADDERS = frozenset({"append", "extend", "insert", "add", "appendleft", "update", "push", "put"})  # fmt: skip
+# Container methods that read an element out.
+CONTAINER_READERS = frozenset({"pop", "popleft", "get", "values", "items", "copy", "sample_batch"})  # fmt: skip
+
+# Constructors (last dotted part) of torch.distributions objects.
+DISTRIBUTIONS = frozenset(
+    {
+        "Normal", "Categorical", "Bernoulli", "Beta", "MultivariateNormal", "Independent",
+        "OneHotCategorical", "RelaxedOneHotCategorical", "Dirichlet", "Gamma", "Laplace",
+        "LogNormal", "Uniform", "TransformedDistribution", "Poisson", "Exponential",
+        "Binomial", "Geometric", "StudentT", "Cauchy", "LowRankMultivariateNormal",
+    }
+)  # fmt: skip
+
+# Names that, when called, are almost always an nn.Module (or a callable model).
+MODELISH_NAME = re.compile(
+    r"^(model|models|net|network|netG|netD|G|D|gen|disc|generator|discriminator|encoder|decoder"
+    r"|enc|dec|rnn|lstm|gru|cell|policy|actor|critic|value_net|q_net|qnet|target_net|backbone"
+    r"|head|classifier|module|layer|mlp|cnn|transformer|embedding|embed|vae|unet|agent"
+    r"|teacher|student|student_model|teacher_model|discriminator_net|generator_net"
+    r"|[A-Za-z_]*(_model|_net|_encoder|_decoder|_rnn|_lstm|_gru|_layer|_head|_module|Net|Model))$"
+)
+
+OPTIMIZER_CLASSES = frozenset(
+    {
+        "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax", "NAdam", "RAdam",
+        "LBFGS", "SparseAdam", "ASGD", "Rprop", "Adafactor", "Lion", "Optimizer",
+    }
+)  # fmt: skip
+
+# Losses and modules built from torch.nn whose call result is a graph when inputs are.
+NN_NAMESPACES = ("nn.", "torch.nn.")
+OPTIM_NAMESPACES = ("optim.", "torch.optim.")
+NO_GRAD_CONTEXTS = frozenset({"no_grad", "inference_mode"})
+ENABLE_GRAD_CONTEXTS = frozenset({"enable_grad"})
+BACKWARD_FUNCTIONS = frozenset({"backward", "grad"})  # torch.autograd.<name>
+
+# Non-differentiable torch functions (last dotted part).
+CUT_TORCH_FUNCTIONS = frozenset(
+    {"argmax", "argmin", "argsort", "eq", "ne", "gt", "lt", "ge", "le", "isnan", "isinf",
+     "equal", "allclose", "isclose", "is_tensor", "numel",
+     "no_grad", "manual_seed", "randperm", "unique", "bucketize", "searchsorted"}
+)  # fmt: skip
+
+
+def last_part(dotted: str) -> str:
+    return dotted.rpartition(".")[2]
+
+
+def is_torch_name(dotted: str) -> bool:
+    return dotted.startswith(("torch.", "F.", "nn.", "np.", "numpy."))

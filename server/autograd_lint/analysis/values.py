@@ -1,0 +1,169 @@
+"""Abstract values: which autograd graphs a Python value may point into.
+
+An `Origin` stands for the graph nodes created at one program site during one
+abstract pass over the enclosing loops (see `graph-provenance.md`). A `Val` is a
+set of origins plus what kind of object the value is (a tensor, a module, a
+container...), which decides what calling it or reading its attributes does.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from typing import NamedTuple
+
+# Value kinds. TENSOR also covers "unknown": anything not known to be something else.
+TENSOR = 0
+MODULE = 1  # an nn.Module instance (a local class, nn.*, or a name that looks like one)
+OPTIMIZER = 2
+FUNC = 3  # a function defined in the analysed file
+CLASS = 4  # a class defined in the analysed file
+OBJECT = 5  # an instance of a local class that is not a module
+DIST = 6  # a torch.distributions object: it keeps the graph of its parameters
+CONTAINER = 7  # list/dict/tuple/deque built here: reading from it yields its contents
+
+
+class Site(NamedTuple):
+    """A syntax node together with the block it was parsed in (blocks can move)."""
+
+    block: object  # analysis.blocks.Block
+    node: ast.AST
+
+
+@dataclass(frozen=True, slots=True)
+class LoopPass:
+    """One abstract pass over one loop: part of every origin's context."""
+
+    loop: ast.AST
+    number: int  # 1 or 2 (a single pass past the unroll depth limit is 1)
+
+
+class Origin:
+    """Graph nodes created at `site` in the loop passes `context`."""
+
+    __slots__ = ("site", "context", "leaf", "seq", "label", "_hash")
+
+    def __init__(self, site: Site, context: tuple[LoopPass, ...], leaf: bool, seq: int, label: str):
+        self.site = site
+        self.context = context
+        self.leaf = leaf
+        self.seq = seq  # creation order, to pick the earliest of several
+        self.label = label  # short source text of what built it, e.g. "rnn(x, hidden)"
+        self._hash = hash((id(site.node), context, leaf))
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, Origin)
+            and self.site.node is other.site.node
+            and self.context == other.context
+            and self.leaf == other.leaf
+        )
+
+    def __repr__(self) -> str:
+        passes = ",".join(str(p.number) for p in self.context)
+        return f"Origin({self.label!r}@{getattr(self.site.node, 'lineno', '?')}[{passes}])"
+
+
+EMPTY: frozenset[Origin] = frozenset()
+
+
+class Val:
+    """An abstract value: the graphs it may reach, and what kind of object it is."""
+
+    __slots__ = ("origins", "kind", "ref")
+
+    def __init__(self, origins: frozenset[Origin] = EMPTY, kind: int = TENSOR, ref: object = None):
+        self.origins = origins
+        self.kind = kind
+        # FUNC: (Site of the def); CLASS: ClassInfo; MODULE/OBJECT: a heap key (or None);
+        # CONTAINER: None.
+        self.ref = ref
+
+    @property
+    def has_graph(self) -> bool:
+        return any(not o.leaf for o in self.origins)
+
+    def with_origins(self, origins: frozenset[Origin]) -> Val:
+        return Val(origins, self.kind, self.ref)
+
+    def __repr__(self) -> str:
+        return f"Val({sorted(map(repr, self.origins))}, kind={self.kind})"
+
+
+NOTHING = Val()
+
+
+def join_vals(a: Val, b: Val) -> Val:
+    if a is b:
+        return a
+    kind = a.kind if a.kind == b.kind else (a.kind if a.kind != TENSOR else b.kind)
+    ref = a.ref if a.ref is not None else b.ref
+    if a.origins == b.origins:
+        return a if (kind, ref) == (a.kind, a.ref) else Val(a.origins, kind, ref)
+    return Val(a.origins | b.origins, kind, ref)
+
+
+class Binding(NamedTuple):
+    val: Val
+    site: Site | None  # the statement that last assigned it
+
+
+@dataclass(slots=True)
+class Freed:
+    """Where an origin's saved tensors were freed."""
+
+    site: Site  # the backward call
+    context: tuple[LoopPass, ...]
+    call_chain: tuple[Site, ...]  # call sites leading into the function holding `site`
+
+
+class State:
+    """What is known at one program point: local bindings, the object heap, freed graphs."""
+
+    __slots__ = ("env", "heap", "freed")
+
+    def __init__(self, env: dict, heap: dict, freed: dict):
+        self.env: dict[str, Binding] = env
+        self.heap: dict[tuple, Binding] = heap
+        self.freed: dict[Origin, Freed] = freed
+
+    def copy(self) -> State:
+        return State(dict(self.env), dict(self.heap), dict(self.freed))
+
+
+def _join_maps(a: dict, b: dict, join_entry) -> dict:
+    if a is b:
+        return a
+    out = dict(a)
+    for key, value in b.items():
+        mine = out.get(key)
+        if mine is None:
+            out[key] = value
+        elif mine is not value:
+            out[key] = join_entry(mine, value)
+    return out
+
+
+def _join_bindings(a: Binding, b: Binding) -> Binding:
+    if a.val is b.val:
+        return a
+    # Keep the assignment site that brings graph in: it is the one evidence should name.
+    site = a.site if a.val.has_graph or not b.val.has_graph else b.site
+    return Binding(join_vals(a.val, b.val), site)
+
+
+def join_states(states: list[State | None]) -> State | None:
+    live = [s for s in states if s is not None]
+    if not live:
+        return None
+    out = live[0]
+    for other in live[1:]:
+        out = State(
+            _join_maps(out.env, other.env, _join_bindings),
+            _join_maps(out.heap, other.heap, _join_bindings),
+            _join_maps(out.freed, other.freed, lambda x, _y: x),
+        )
+    return out
