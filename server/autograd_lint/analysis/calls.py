@@ -47,6 +47,9 @@ class CallMixin:
         callee = self.ev(func)
         args = self.eval_arguments(node)
         name = func.id if isinstance(func, ast.Name) else None
+        return self.dispatch(node, callee, args, name)
+
+    def dispatch(self, node: ast.Call, callee: Val, args: list[Val], name: str | None) -> Val:
         if callee.kind == FUNC:
             return self.call_function(node, callee.ref, args, None)
         if callee.kind == CLASS:
@@ -74,15 +77,27 @@ class CallMixin:
                 return namespace_val
         receiver = self.ev(func.value)
         method = func.attr
-        if method == "backward":
+        if method == "backward" and not node.args:
             self.eval_arguments(node)
             self.backward(node, receiver, node)
+            return NOTHING
+        if method in ("backward", "manual_backward") and node.args:
+            # `accelerator.backward(loss)`, `self.manual_backward(loss)`
+            self.eval_arguments(node)
+            self.backward(node, self.ev(node.args[0]), node)
             return NOTHING
         if receiver.kind in (MODULE, OBJECT) and receiver.ref is not None:
             local = self.local_method(receiver.ref, method)
             if local is not None:
                 return self.call_function(node, local, self.eval_arguments(node), receiver)
         args = self.eval_arguments(node)
+        key = self.heap_key(func.value, receiver)
+        held = self.state.heap.get((key, method)) if key is not None else None
+        if held is not None:
+            # A callable kept on an object: `self.rnn(x, h)`, `self.loss_fn(out, y)`.
+            return self.dispatch(node, held.val, args, None)
+        if receiver.kind in (MODULE, OBJECT) and api.MODELISH_NAME.match(method):
+            return self.call_module(node, Val(EMPTY, MODULE, None), args)
         if receiver.kind == MODULE:
             if method in api.PARAMETER_METHODS:
                 return Val(frozenset({self.new_origin(node, leaf=True)}), CONTAINER)
@@ -92,8 +107,10 @@ class CallMixin:
                 return receiver if method in ("to", "cuda", "cpu", "train", "eval") else NOTHING
             if method.endswith("_") and not method.endswith("__"):
                 return NOTHING
-            # Any other method of a model (`model.encode(x)`, `model.init_hidden()`).
-            return self.call_module(node, receiver, args)
+            if api.INITIAL_STATE_METHOD.match(method):
+                return self.union(args, node)
+            # Any other method of a model (`model.encode(x)`, `model.decode(z)`).
+            return self.call_opaque(node, Val(EMPTY, MODULE, None), args)
         if receiver.kind == OPTIMIZER:
             return NOTHING
         if receiver.kind == DIST:
@@ -109,6 +126,9 @@ class CallMixin:
             leaf = Val(frozenset({self.new_origin(node, leaf=True)}))
             self.assign_to(func.value, leaf, node)
             return leaf
+        if method in api.CONTAINER_CLEARERS:
+            self.assign_to(func.value, Val(EMPTY, CONTAINER), node)
+            return NOTHING
         if receiver.kind == CONTAINER or method in api.CONTAINER_ADDERS:
             if method in api.CONTAINER_ADDERS:
                 added = EMPTY.union(*(a.origins for a in args))
@@ -133,13 +153,18 @@ class CallMixin:
         if dotted.endswith(("autograd.backward", "autograd.grad")) or dotted in (
             "torch.autograd.grad",
         ):
-            args = self.eval_arguments(node)
+            self.eval_arguments(node)
             target = node.args[0] if node.args else None
+            inputs = node.args[1] if last == "grad" and len(node.args) > 1 else None
             for kw in node.keywords:
                 if kw.arg in ("tensors", "outputs"):
                     target = kw.value
+                elif kw.arg == "inputs":
+                    inputs = kw.value
             if target is not None:
-                self.backward(node, self.ev(target), node)
+                # autograd.grad stops at its inputs: what lies behind them is not traversed.
+                behind = self.ev(inputs).origins if inputs is not None else EMPTY
+                self.backward(node, self.ev(target), node, behind)
             return NOTHING if last == "backward" else Val(EMPTY, CONTAINER)
         args = self.eval_arguments(node)
         if head in ("np", "numpy"):
@@ -230,6 +255,7 @@ class CallMixin:
     def instantiate(self, node: ast.Call, info, args: list[Val]) -> Val:
         kind = MODULE if info.is_module else OBJECT
         instance = Val(EMPTY, kind, ("instance", id(node), tuple(self.context)))
+        self.instances[instance.ref] = info
         init = self.local_method(instance.ref, "__init__")
         if init is not None:
             self.call_function(node, init, args, instance)
@@ -243,6 +269,9 @@ class CallMixin:
 
     def call_function(self, node: ast.Call, fn, args: list[Val], receiver: Val | None) -> Val:
         """Analyse a local function in the caller's context (inlined, depth-limited)."""
+        if fn in self.active:
+            # Recursion: the call adds nothing to what the function's other paths return.
+            return NOTHING
         if not self.can_inline(fn):
             return (
                 self.union(args, node)

@@ -180,13 +180,13 @@ def analyze_blocks(blocks: list[Block], cache: AnalysisCache | None) -> list[Raw
         reporter = Reporter()
         interp = Interpreter(program.classes, reporter)
         globals_env = interp.run_module(program.module_code, program.definitions)
-        cached = (list(reporter.findings.values()), globals_env)
+        cached = (list(reporter.findings.values()), globals_env, interp.instances)
         _count(cache, "roots_run")
     else:
         _count(cache, "roots_reused")
     if module_key is not None:
         current[module_key] = cached
-    module_findings, globals_env = cached
+    module_findings, globals_env, instances = cached
     for raw in module_findings:
         found.setdefault(raw.key, raw)
     globals_env = {**globals_env, **program.definitions}
@@ -199,7 +199,7 @@ def analyze_blocks(blocks: list[Block], cache: AnalysisCache | None) -> list[Raw
         raws = previous.get(key) if key is not None else None
         if raws is None:
             reporter = Reporter()
-            Interpreter(program.classes, reporter).run_root_function(fn, globals_env)
+            Interpreter(program.classes, reporter, instances).run_root_function(fn, globals_env)
             raws = list(reporter.findings.values())
             _count(cache, "roots_run")
         else:

@@ -106,14 +106,16 @@ class Frame:
 
 
 class Interpreter(ExpressionMixin, CallMixin):
-    def __init__(self, classes: dict[str, ClassInfo], reporter):
+    def __init__(self, classes: dict[str, ClassInfo], reporter, instances: dict | None = None):
         self.classes = classes
         self.reporter = reporter  # report.Reporter: turns conflicts into findings
         self.context: list[LoopPass] = []
         self.loop_frames: list[LoopFrame] = []
         self.call_chain: list[Site] = []
         self.active: list[FunctionRef] = []
-        self.instances: dict[object, ClassInfo] = {}
+        # Abstract objects (allocation site + loop context) -> their local class; shared by
+        # the roots of one program, since the module's globals hold such objects.
+        self.instances: dict[object, ClassInfo] = instances if instances is not None else {}
         self.seq = 0
         self.inlined = 0
         self.frame: Frame = Frame(None, None)
@@ -271,11 +273,16 @@ class Interpreter(ExpressionMixin, CallMixin):
 
     def do_If(self, node: ast.If) -> None:
         self.ev(node.test)
+        none_in_body, none_in_else = none_tests(node.test)
         before = self.state
         self.state = before.copy()
+        for expr in none_in_body:
+            self.assign_to(expr, NOTHING, node)
         self.exec_block(node.body)
         after_body = self.state
         self.state = before
+        for expr in none_in_else:
+            self.assign_to(expr, NOTHING, node)
         self.exec_block(node.orelse)
         self.state = join_states([after_body, self.state])
 
@@ -303,10 +310,9 @@ class Interpreter(ExpressionMixin, CallMixin):
         normal = self.state
         ends = [normal]
         for handler in node.handlers:
-            self.state = join_states([before, normal])
-            if self.state is not None:
-                self.state = self.state.copy()
-                self.exec_block(handler.body)
+            # Handlers run as if the exception came late: the body's effects stand.
+            self.state = (normal or before).copy()
+            self.exec_block(handler.body)
             ends.append(self.state)
         self.state = join_states(ends)
         if node.finalbody:
@@ -368,23 +374,24 @@ class Interpreter(ExpressionMixin, CallMixin):
                 if end is None:
                     break
                 last_end = end
-                start = join_states([entry, end])
+                start = end  # pass 2 runs after pass 1 ran to its end
         finally:
             self.frame.loops.pop()
             self.loop_frames.pop()
-        exits = [last_end, *loop.breaks]
-        if always_exits or not isinstance(node, ast.While):
-            exits.append(entry)
-        after = join_states(exits)
+        # Assume the body ran at least once: joining in the zero-iteration path would
+        # forget every graph the loop freed.
+        after = join_states([last_end, *loop.breaks])
+        if after is None and always_exits:
+            after = entry
         self.state = after.copy() if after is not None else None
         if node.orelse and self.state is not None:
             self.exec_block(node.orelse)
 
     # -- backward -------------------------------------------------------------------------
-    def backward(self, call: ast.Call, val: Val, node: ast.AST) -> None:
+    def backward(self, call: ast.Call, val: Val, node: ast.AST, behind=frozenset()) -> None:
         if self.state is None:
             return
-        nodes = [o for o in val.origins if not o.leaf]
+        nodes = [o for o in val.origins if not o.leaf and o not in behind]
         if not nodes:
             return
         freed = self.state.freed
@@ -396,6 +403,26 @@ class Interpreter(ExpressionMixin, CallMixin):
             for origin in nodes:
                 if origin not in freed:
                     freed[origin] = info
+
+
+def none_tests(test: ast.AST) -> tuple[list, list]:
+    """Expressions known to be None in the body / in the else branch of `if test:`.
+
+    A value that is None carries no graph; this keeps `if self.h is not None:
+    self.h = self.h.detach()` from looking like a path on which `self.h` keeps its graph.
+    """
+    if (
+        isinstance(test, ast.Compare)
+        and len(test.ops) == 1
+        and isinstance(test.comparators[0], ast.Constant)
+        and test.comparators[0].value is None
+        and isinstance(test.left, (ast.Name, ast.Attribute))
+    ):
+        if isinstance(test.ops[0], ast.Is):
+            return [test.left], []
+        if isinstance(test.ops[0], ast.IsNot):
+            return [], [test.left]
+    return [], []
 
 
 def retains_graph(call: ast.Call) -> bool:

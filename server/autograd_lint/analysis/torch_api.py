@@ -16,7 +16,7 @@ CUT_METHODS = frozenset(
         "isfinite", "nonzero", "data_ptr", "element_size", "stride", "is_contiguous",
         "bool", "long", "int", "byte", "short",
         "any", "all", "count_nonzero", "equal", "allclose", "isclose", "unique", "bincount",
-        "sample", "get_device", "type_as_string", "__len__", "keys", "requires_grad",
+        "get_device", "type_as_string", "__len__", "keys", "requires_grad",
         "topk_indices", "state_dict", "named_modules", "modules", "children",
     }
 )  # fmt: skip
@@ -91,6 +91,12 @@ MODELISH_NAME = re.compile(
     r"|teacher|student|student_model|teacher_model|discriminator_net|generator_net"
     r"|[A-Za-z_]*(_model|_net|_encoder|_decoder|_rnn|_lstm|_gru|_layer|_head|_module|Net|Model))$"
 )
+
+# Methods of a model that build fresh initial state rather than running the model.
+INITIAL_STATE_METHOD = re.compile(r"^(init|initial|reset|zero|begin|new|get_initial|empty)")
+
+# Container methods that empty the receiver.
+CONTAINER_CLEARERS = frozenset({"clear"})
 
 OPTIMIZER_CLASSES = frozenset(
     {

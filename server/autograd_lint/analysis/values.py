@@ -155,6 +155,14 @@ def _join_bindings(a: Binding, b: Binding) -> Binding:
     return Binding(join_vals(a.val, b.val), site)
 
 
+def _intersect(a: dict, b: dict) -> dict:
+    # A graph counts as freed only when every path freed it: a backward under an `if`
+    # must not make the other path's later backward look like a second one.
+    if a is b:
+        return a
+    return {key: value for key, value in a.items() if key in b}
+
+
 def join_states(states: list[State | None]) -> State | None:
     live = [s for s in states if s is not None]
     if not live:
@@ -164,6 +172,6 @@ def join_states(states: list[State | None]) -> State | None:
         out = State(
             _join_maps(out.env, other.env, _join_bindings),
             _join_maps(out.heap, other.heap, _join_bindings),
-            _join_maps(out.freed, other.freed, lambda x, _y: x),
+            _intersect(out.freed, other.freed),
         )
     return out
