@@ -84,11 +84,13 @@ def test_syntax_error_is_reported_and_the_run_goes_on(project, capsys):
     write(project, "a_broken.py", BROKEN)
     write(project, "b_broken.py", "x = (1,\n")
     write(project, "c.py", CLEAN)
+    write(project, "d_train.py", RNN_BUGGY)  # needs the engine
     assert main(["check", "--no-color"]) == 1
     out = capsys.readouterr().out.splitlines()
     assert out[0] == "a_broken.py:1:7: AG000 syntax error: invalid syntax"
     assert out[1].startswith("b_broken.py:1:") and " AG000 " in out[1]
-    assert out[-1] == "Found 2 findings in 2 files (3 files checked)."
+    assert out[2].startswith("d_train.py:") and " AG001 " in out[2]
+    assert out[-1] == "Found 3 findings in 3 files (4 files checked)."
 
 
 def test_undecodable_file_is_an_ag000_at_the_start(project, capsys):
@@ -311,6 +313,7 @@ def test_engine_finding_can_be_suppressed_ignored_and_downgraded(project, capsys
     write(project, "train.py", RNN_BUGGY)
     assert main(["check", "--ignore", "AG001"]) == 0
     assert main(["check", "--select", "AG002"]) == 0
+    capsys.readouterr()
     write(project, "pyproject.toml", '[tool.autograd-lint]\nseverity = { AG001 = "info" }\n')
     code, document = run_json(capsys)
     assert [f["severity"] for f in document["findings"]] == ["info"]
