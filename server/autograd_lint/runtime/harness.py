@@ -57,6 +57,11 @@ def parse_args(argv):
     parser.add_argument("--loop-lines", default="", help="loops as START:END,...")
     parser.add_argument("--max-steps", type=int, default=5)
     parser.add_argument("--device", default="auto", help="auto, cpu or cuda:N")
+    parser.add_argument(
+        "--no-intercept",
+        action="store_true",
+        help="let a failing backward run and report torch's own error (to check the probe)",
+    )
     parser.add_argument("--result-fd", type=int)
     parser.add_argument("--result-file")
     parser.add_argument("script_args", nargs=argparse.REMAINDER)
@@ -196,7 +201,7 @@ class Instrumentation:
         self.channel.send(
             "backward", call=self.calls, line=line, iteration=iteration, nodes=len(nodes)
         )
-        broken = graph.find_broken_node(nodes)
+        broken = None if self.args.no_intercept else graph.find_broken_node(nodes)
         if broken is not None:
             node, problem, message = broken
             self.confirm(line, iteration, loop, node, problem, message, intercepted=True)

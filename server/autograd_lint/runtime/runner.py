@@ -1,0 +1,426 @@
+"""Runs the harness on a user's script and turns its report into a verdict per finding.
+
+This side never imports torch: the script runs in a child process started with the
+configured interpreter, in the script's folder, in a session (process group) of its own
+so that a timeout or a cancel can kill everything it started.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from ..analysis.model import Finding, Role
+
+HARNESS = Path(__file__).resolve().with_name("harness.py")
+STATUSES = ("confirmed", "not-reproduced", "error")
+# What each captured stream keeps: its end, where the useful part of a traceback is.
+OUTPUT_LIMIT = 64 * 1024
+POLL_SECONDS = 0.05
+
+Cancel = threading.Event | Callable[[], bool] | None
+EventCallback = Callable[[dict], None] | None
+
+
+@dataclass
+class RuntimeOptions:
+    python: str | None = None  # interpreter with torch; default: the one running us
+    args: list[str] = field(default_factory=list)  # the script's own arguments
+    env: dict = field(default_factory=dict)  # added to (and overriding) our environment
+    device: str = "auto"  # auto | cpu | cuda:N
+    max_steps: int = 5
+    timeout_seconds: float = 120
+
+
+@dataclass
+class RuntimeVerdict:
+    status: str  # confirmed | not-reproduced | error
+    device: str | None = None
+    iteration: int | None = None
+    detail: str = ""
+    line: int | None = None  # the failing backward's line
+    node: str | None = None  # e.g. TanhBackward0
+    built_line: int | None = None
+    built_iteration: int | None = None  # 0: built before the loop
+    stdout: str = ""
+    stderr: str = ""
+    peak_memory_bytes: int | None = None
+    problem: str | None = None  # freed | inplace
+    intercepted: bool | None = None  # stopped before the failing backward ran
+    backward_calls: int = 0
+    graph_nodes: list[int] = field(default_factory=list)  # reachable nodes at each backward
+    exception: str | None = None  # the real error, when backward ran and raised it
+
+    def to_json(self) -> dict:
+        out = {
+            "status": self.status,
+            "device": self.device,
+            "iteration": self.iteration,
+            "detail": self.detail,
+        }
+        extras = {
+            "line": self.line,
+            "node": self.node,
+            "builtLine": self.built_line,
+            "builtIteration": self.built_iteration,
+            "problem": self.problem,
+            "intercepted": self.intercepted,
+            "peakMemoryBytes": self.peak_memory_bytes,
+            "backwardCalls": self.backward_calls,
+            "graphNodes": self.graph_nodes or None,
+            "exception": self.exception,
+        }
+        out.update({key: value for key, value in extras.items() if value is not None})
+        return out
+
+
+_REPORT_FIELDS = {
+    "status",
+    "device",
+    "iteration",
+    "detail",
+    "line",
+    "node",
+    "built_line",
+    "built_iteration",
+    "peak_memory_bytes",
+    "problem",
+    "intercepted",
+    "backward_calls",
+    "graph_nodes",
+    "exception",
+}
+
+
+# -- one harness run ------------------------------------------------------------------------
+
+
+def finding_lines(finding: Finding) -> set[int]:
+    """Lines a failing backward may be reported at for this finding."""
+    lines = set(range(finding.span.start.line, finding.span.end.line + 1))
+    lines.update(
+        step.span.start.line
+        for step in finding.evidence
+        if step.role is Role.FAILS and not step.path
+    )
+    return lines
+
+
+def harness_command(
+    script: Path, findings: Iterable[Finding], options: RuntimeOptions, result_arg: list[str]
+) -> list[str]:
+    findings = list(findings)
+    lines = sorted({line for f in findings for line in finding_lines(f)})
+    loops = sorted({(f.loop.start.line, f.loop.end.line) for f in findings if f.loop})
+    command = [options.python or sys.executable, str(HARNESS), "--script", str(script)]
+    if lines:
+        command += ["--lines", ",".join(map(str, lines))]
+    if loops:
+        command += ["--loop-lines", ",".join(f"{start}:{end}" for start, end in loops)]
+    command += ["--max-steps", str(options.max_steps), "--device", options.device]
+    return command + result_arg + ["--", *options.args]
+
+
+def child_environment(options: RuntimeOptions) -> dict:
+    env = {**os.environ, **{str(k): str(v) for k, v in options.env.items()}}
+    if options.device == "cpu":
+        env["CUDA_VISIBLE_DEVICES"] = ""
+    elif options.device.startswith("cuda:"):
+        env["CUDA_VISIBLE_DEVICES"] = options.device.split(":", 1)[1]
+        env["AUTOGRAD_LINT_DEVICE_PINNED"] = "1"
+    env.setdefault("PYTHONUNBUFFERED", "1")
+    return env
+
+
+def _cancel_check(cancel: Cancel) -> Callable[[], bool]:
+    if cancel is None:
+        return lambda: False
+    if isinstance(cancel, threading.Event):
+        return cancel.is_set
+    return cancel
+
+
+def _kill_group(process: subprocess.Popen) -> None:
+    if os.name == "posix":
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(process.pid, signal.SIGKILL)
+    else:
+        with contextlib.suppress(OSError):
+            process.kill()
+
+
+def _tail(stream) -> str:
+    stream.seek(0, os.SEEK_END)
+    size = stream.tell()
+    stream.seek(max(0, size - OUTPUT_LIMIT))
+    return stream.read().decode("utf-8", errors="replace")
+
+
+class _EventReader(threading.Thread):
+    """Reads the harness's JSON lines from the pipe as they come."""
+
+    def __init__(self, fd: int, on_event: EventCallback):
+        super().__init__(name="autograd-lint-harness-events", daemon=True)
+        self.fd = fd
+        self.on_event = on_event
+        self.events: list[dict] = []
+
+    def run(self) -> None:
+        buffer = b""
+        with os.fdopen(self.fd, "rb", buffering=0) as pipe:
+            while chunk := pipe.read(65536):
+                buffer += chunk
+                *lines, buffer = buffer.split(b"\n")
+                for line in lines:
+                    self._take(line)
+        self._take(buffer)
+
+    def _take(self, line: bytes) -> None:
+        try:
+            event = json.loads(line)
+        except ValueError:
+            return
+        if isinstance(event, dict):
+            self.events.append(event)
+            if self.on_event is not None:
+                with contextlib.suppress(Exception):
+                    self.on_event(event)
+
+
+def run_harness(
+    script: Path,
+    findings: Iterable[Finding],
+    options: RuntimeOptions,
+    cancel: Cancel = None,
+    on_event: EventCallback = None,
+) -> RuntimeVerdict:
+    """One run of the script under the harness; the verdict it reached (or why it reached none)."""
+    script = Path(script).resolve()
+    if not script.is_file():
+        return RuntimeVerdict("error", detail=f"script not found: {script}")
+    cancelled = _cancel_check(cancel)
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        read_fd, write_fd = os.pipe()
+        command = harness_command(script, findings, options, ["--result-fd", str(write_fd)])
+        try:
+            process = subprocess.Popen(
+                command,
+                cwd=script.parent,
+                env=child_environment(options),
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=err,
+                pass_fds=(write_fd,),
+                start_new_session=True,
+            )
+        except OSError as error:
+            os.close(read_fd)
+            return RuntimeVerdict("error", detail=f"cannot start {command[0]}: {error}")
+        finally:
+            os.close(write_fd)
+        reader = _EventReader(read_fd, on_event)
+        reader.start()
+        stopped = _wait(process, options.timeout_seconds, cancelled)
+        # Whatever the outcome, nothing the script started outlives the run.
+        _kill_group(process)
+        process.wait()
+        reader.join(timeout=5)
+        verdict = _verdict_from(reader.events, stopped, process.returncode, options)
+        verdict.stdout, verdict.stderr = _tail(out), _tail(err)
+    if verdict.status == "error" and stopped is None and verdict.detail.startswith("harness"):
+        last = verdict.stderr.strip().splitlines()[-1:] or [""]
+        verdict.detail += f": {last[0]}" if last[0] else ""
+    return verdict
+
+
+def _wait(process: subprocess.Popen, timeout: float, cancelled: Callable[[], bool]) -> str | None:
+    """Waits for the harness; "timeout" or "cancelled" when it had to be stopped."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            process.wait(timeout=POLL_SECONDS)
+            return None
+        except subprocess.TimeoutExpired:
+            pass
+        if cancelled():
+            return "cancelled"
+        if time.monotonic() >= deadline:
+            return "timeout"
+
+
+def _verdict_from(
+    events: list[dict], stopped: str | None, returncode: int, options: RuntimeOptions
+) -> RuntimeVerdict:
+    verdicts = [e for e in events if e.get("event") == "verdict"]
+    calls = sum(1 for e in events if e.get("event") == "backward")
+    if verdicts:
+        report = {k: v for k, v in verdicts[-1].items() if k in _REPORT_FIELDS}
+        if report.get("status") in STATUSES:
+            return RuntimeVerdict(**report)
+    if stopped == "timeout":
+        detail = f"timed out after {options.timeout_seconds:g} s ({calls} backward calls seen)"
+    elif stopped == "cancelled":
+        detail = f"cancelled ({calls} backward calls seen)"
+    else:
+        detail = f"harness exited with status {returncode} without a verdict"
+    return RuntimeVerdict("error", detail=detail, backward_calls=calls)
+
+
+# -- verdicts per finding -------------------------------------------------------------------
+
+
+def verdict_for(finding: Finding, run: RuntimeVerdict) -> RuntimeVerdict:
+    if run.status != "confirmed" or run.line is None or run.line in finding_lines(finding):
+        return replace(run)
+    return replace(
+        run,
+        status="not-reproduced",
+        detail=(
+            f"not reached: the script stopped at line {run.line}, where another backward "
+            f"failed ({run.detail})"
+        ),
+    )
+
+
+def confirm(
+    script: Path,
+    findings: list[Finding],
+    options: RuntimeOptions | None = None,
+    cancel_event: Cancel = None,
+    on_event: EventCallback = None,
+) -> list[RuntimeVerdict]:
+    """Runs `script` once and gives a verdict per finding (one verdict when there are none).
+
+    `cancel_event` is a threading.Event or a callable polled every 50 ms; `on_event` gets each
+    harness event (dict) as it arrives, on a reader thread.
+    """
+    options = options or RuntimeOptions()
+    run = run_harness(script, findings, options, cancel_event, on_event)
+    if not findings:
+        return [run]
+    return [verdict_for(finding, run) for finding in findings]
+
+
+async def confirm_async(
+    script: Path,
+    findings: list[Finding],
+    options: RuntimeOptions | None = None,
+    on_event: EventCallback = None,
+) -> list[RuntimeVerdict]:
+    """`confirm` off the event loop; cancelling the awaiting task kills the script's process group."""
+    cancel = threading.Event()
+    loop = asyncio.get_running_loop()
+    future = loop.run_in_executor(None, confirm, script, findings, options, cancel, on_event)
+    try:
+        return await asyncio.shield(future)
+    except asyncio.CancelledError:
+        cancel.set()
+        with contextlib.suppress(Exception):
+            await future
+        raise
+
+
+class ConfirmationRun:
+    """A confirmation running on its own thread: `cancel()`, `done()`, `result(timeout)`."""
+
+    def __init__(self, script, findings, options=None, on_event: EventCallback = None):
+        self._cancel = threading.Event()
+        self._result: list[RuntimeVerdict] | None = None
+        self._error: BaseException | None = None
+        self._finished = threading.Event()
+        self._thread = threading.Thread(
+            target=self._run, args=(script, findings, options, on_event), daemon=True
+        )
+        self._thread.start()
+
+    def _run(self, script, findings, options, on_event) -> None:
+        try:
+            self._result = confirm(script, findings, options, self._cancel, on_event)
+        except BaseException as error:  # handed to whoever waits for the result
+            self._error = error
+        finally:
+            self._finished.set()
+
+    def cancel(self) -> None:
+        self._cancel.set()
+
+    def done(self) -> bool:
+        return self._finished.is_set()
+
+    def result(self, timeout: float | None = None) -> list[RuntimeVerdict]:
+        if not self._finished.wait(timeout):
+            raise TimeoutError("runtime confirmation still running")
+        if self._error is not None:
+            raise self._error
+        assert self._result is not None
+        return self._result
+
+
+# -- wording --------------------------------------------------------------------------------
+
+
+def format_verdict(verdict: RuntimeVerdict) -> str:
+    """One line for a diagnostic or a terminal."""
+    if verdict.status == "confirmed":
+        text = f"confirmed at runtime: iteration {verdict.iteration} on {verdict.device or 'cpu'}"
+        if verdict.node and verdict.problem == "inplace":
+            text += f" ({verdict.node} needs a saved tensor that was modified in place)"
+        elif verdict.node:
+            text += f" ({_node_phrase(verdict)})"
+        if verdict.exception:
+            first = verdict.exception.strip().splitlines()[0]
+            text += f": {first[:157] + '...' if len(first) > 160 else first}"
+        return text
+    if verdict.status == "not-reproduced":
+        if verdict.detail.startswith("not re"):
+            return verdict.detail
+        return f"not reproduced in {verdict.backward_calls} steps"
+    return f"runtime check failed: {verdict.detail}"
+
+
+def _node_phrase(verdict: RuntimeVerdict) -> str:
+    built, current = verdict.built_iteration, verdict.iteration
+    where = f"built at line {verdict.built_line}"
+    if built == 0:
+        return f"stale node {verdict.node} {where} before the loop"
+    if built is not None and current is not None and built < current:
+        return f"stale node {verdict.node} {where} in iteration {built}"
+    return f"node {verdict.node} {where} in the same iteration, freed by an earlier backward"
+
+
+def refusal(enabled: bool, workspace_trusted: bool) -> str | None:
+    """Why a runtime confirmation may not run, for the language server; None when it may."""
+    if not workspace_trusted:
+        return "runtime confirmation runs your code, so it is refused in an untrusted workspace"
+    if not enabled:
+        return "runtime confirmation is off: set autograd-lint runtime.enabled to true to allow it"
+    return None
+
+
+# The command line helpers live beside the runner so the CLI needs one import.
+from .cli_options import add_cli_arguments, confirm_findings, options_from_args  # noqa: E402
+
+__all__ = [
+    "ConfirmationRun",
+    "RuntimeOptions",
+    "RuntimeVerdict",
+    "add_cli_arguments",
+    "confirm",
+    "confirm_async",
+    "confirm_findings",
+    "format_verdict",
+    "options_from_args",
+    "refusal",
+    "run_harness",
+]
