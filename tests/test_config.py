@@ -210,3 +210,15 @@ def test_invalid_toml_and_invalid_values_are_config_errors(tmp_path):
     (tmp_path / "pyproject.toml").write_text('[tool.autograd-lint]\nselect = "AG001"\n')
     with pytest.raises(ConfigError, match="pyproject.toml: 'select' must be a list"):
         load_settings(tmp_path)
+
+
+def test_parents_option_excludes_files_under_an_excluded_directory(tmp_path):
+    target = tmp_path / "src" / "generated" / "deep" / "a.py"
+    target.parent.mkdir(parents=True)
+    target.write_text("")
+    settings = Settings(exclude=["generated/"], root=tmp_path)
+    assert not settings.is_excluded(target)
+    assert settings.is_excluded(target, parents=True)
+    assert not settings.is_excluded(tmp_path / "src" / "a.py", parents=True)
+    # The root itself and anything above it are never excluded.
+    assert not Settings(exclude=["*"], root=target.parent).is_excluded(target.parent, parents=True)

@@ -105,21 +105,26 @@ class Settings:
             severity=_severities(data.get("severity", {})),
         )
 
-    def is_excluded(self, path: Path) -> bool:
+    def is_excluded(self, path: Path, *, parents: bool = False) -> bool:
         """Whether `path` (a file or directory) matches `exclude`, relative to `root`.
 
         Like gitignore, the last matching pattern decides, and `!pattern` re-includes.
-        Callers walking a tree prune excluded directories, so a file under an
-        excluded directory is never asked about.
+        A tree walk prunes excluded directories and asks about each path alone; with
+        `parents=True` a path is also excluded when a directory above it (below the
+        root) is, as when one file is checked on its own (in an editor).
         """
         if not self.exclude or self.root is None:
             return False
-        try:
-            relative = path.absolute().relative_to(self.root.absolute()).as_posix()
-        except ValueError:
-            return False
-        if relative == ".":
-            return False
+        root = self.root.absolute()
+        path = path.absolute()
+        for candidate in (path, *path.parents) if parents else (path,):
+            if root not in candidate.parents:
+                return False
+            if self._matches_exclude(candidate.relative_to(root).as_posix(), candidate):
+                return True
+        return False
+
+    def _matches_exclude(self, relative: str, path: Path) -> bool:
         excluded = False
         for regex, negated, dirs_only in map(_compile_exclude, self.exclude):
             if dirs_only and not path.is_dir():
