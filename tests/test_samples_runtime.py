@@ -40,7 +40,14 @@ class Run:
 
 
 def run_sample(path: Path) -> Run:
-    env = {**os.environ, "CUDA_VISIBLE_DEVICES": "", "PYTHONDONTWRITEBYTECODE": "1"}
+    env = {
+        **os.environ,
+        "CUDA_VISIBLE_DEVICES": "",
+        "PYTHONDONTWRITEBYTECODE": "1",
+        # The models are tiny: extra intra-op threads only fight the other run.
+        "OMP_NUM_THREADS": "1",
+        "MKL_NUM_THREADS": "1",
+    }
     try:
         proc = subprocess.run(
             [sys.executable, str(path)],
