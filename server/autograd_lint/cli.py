@@ -16,7 +16,7 @@ from pathlib import Path
 from . import __version__
 from .checker import check_path, iter_python_files
 from .config import ConfigError, Settings, find_pyproject, parse_codes, read_pyproject
-from .output import FORMAT_NAMES, Report, formats
+from .output import FORMATS, Report
 from .rules import RULES
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
@@ -76,7 +76,7 @@ def _add_check(commands) -> None:
     )
     check.add_argument("paths", nargs="*", metavar="PATH", help="files or directories (default: .)")
     check.add_argument(
-        "--format", choices=FORMAT_NAMES, default="text", help="output format (default: text)"
+        "--format", choices=list(FORMATS), default="text", help="output format (default: text)"
     )
     check.add_argument(
         "--select",
@@ -100,6 +100,8 @@ def _add_check(commands) -> None:
     check.add_argument(
         "--exit-zero", action="store_true", help="exit with 0 even when there are findings"
     )
+    # Reserved for other components, not added yet: --fix / --diff (quick fixes) and
+    # --confirm / --confirm-args (runtime confirmation of findings).
     check.set_defaults(handler=run_check)
 
 
@@ -130,7 +132,7 @@ def run_check(args: argparse.Namespace) -> int:
     findings.sort(key=lambda f: f.sort_key())
     report = Report(findings, files_checked=len(seen))
     color = args.format == "text" and not args.no_color and _stdout_wants_color()
-    _write(formats()[args.format](report, color=color))
+    _write(FORMATS[args.format](report, color=color))
     if findings and not args.exit_zero:
         return EXIT_FINDINGS
     return EXIT_CLEAN

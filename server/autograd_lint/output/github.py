@@ -7,7 +7,7 @@ with the evidence appended to the message on lines of their own.
 from __future__ import annotations
 
 from ..analysis.model import Finding, Severity
-from . import Report
+from .report import Report
 
 COMMANDS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
 

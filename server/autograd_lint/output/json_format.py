@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from ..analysis.model import Finding
-from . import Report
+from .report import Report
 
 VERSION = 1
 

@@ -13,7 +13,7 @@ from urllib.parse import quote
 from .. import __version__
 from ..analysis.model import Finding, Severity, Span, Step
 from ..rules import RULES
-from . import Report
+from .report import Report
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 INFORMATION_URI = "https://github.com/autograd-lint/autograd-lint"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..analysis.model import Finding, Position, Severity
-from . import Report
+from .report import Report
 
 _RESET = "\033[0m"
 _BOLD = "\033[1m"
