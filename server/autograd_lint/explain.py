@@ -62,73 +62,81 @@ def _first(finding: Finding, role: Role) -> Step | None:
     return steps[0] if steps else None
 
 
-def _failing_backward(finding: Finding) -> str:
-    fails = _first(finding, Role.FAILS)
-    line = fails.span.start.line if fails else finding.span.start.line
-    return f"the `backward()` at line {line}"
+def _names(steps: list[Step]) -> str:
+    names = list(dict.fromkeys(f"`{s.name}`" for s in steps if s.name))
+    return " and ".join(names)
 
 
-def _freeing_backward(finding: Finding) -> str | None:
-    freed = _first(finding, Role.FREED)
-    return f"the `backward()` at {_where(freed, finding)}" if freed else None
+def _freed_and_failing(finding: Finding, next_iteration: bool) -> str:
+    """How the freeing and the failing backward relate: often it is one call, twice."""
+    freed, fails = _first(finding, Role.FREED), _first(finding, Role.FAILS)
+    fails_line = fails.span.start.line if fails else finding.span.start.line
+    raises = f"PyTorch raises `{SECOND_BACKWARD_ERROR}`"
+    if freed is None:
+        return f"The `backward()` at line {fails_line} reaches it after it was freed, and {raises}."
+    if freed.span == (fails.span if fails else finding.span):
+        return (
+            f"The `backward()` at {_where(freed, finding)} frees its saved tensors in one "
+            f"iteration and reaches them again in the next, where {raises}."
+        )
+    again = " in the next iteration" if next_iteration else ""
+    return (
+        f"The `backward()` at {_where(freed, finding)} frees the graph's saved tensors; the "
+        f"`backward()` at line {fails_line} reaches them again{again}, and {raises}."
+    )
 
 
 def _story(finding: Finding) -> str:
     if finding.code == "AG001":
-        return _carried_story(finding)
+        return f"{_carried_how(finding)} {_freed_and_failing(finding, next_iteration=True)}"
     if finding.code == "AG002":
-        return _shared_story(finding)
+        return f"{_shared_how(finding)} {_freed_and_failing(finding, next_iteration=False)}"
     return ""
 
 
-def _carried_story(finding: Finding) -> str:
+def _carried_how(finding: Finding) -> str:
     built = _first(finding, Role.BUILT)
-    carried = _first(finding, Role.CARRIED)
-    stored = _first(finding, Role.STORED)
+    carried = finding.steps(Role.CARRIED)
+    stored = finding.steps(Role.STORED)
     loop = f" (the loop at line {finding.loop.start.line})" if finding.loop else ""
-    if carried is not None:
-        how = (
-            f"{_named(carried, 'A value')} still holds the autograd graph of the previous "
-            f"iteration when it is reused at {_where(carried, finding)}{loop}, so each new "
-            f"graph is chained onto the old one."
+    if finding.kind == "hoisted-forward" or (not carried and not stored):
+        what = _names(carried) or _named(built, "this value")
+        where = f" at {_where(built, finding)}" if built else ""
+        before = (
+            f"before the loop at line {finding.loop.start.line}"
+            if finding.loop
+            else "before the loop"
         )
-    elif stored is not None:
-        how = (
-            f"{_named(stored, 'An attribute')} keeps a graph-carrying value on the object "
-            f"({_where(stored, finding)}), so the next call{loop} builds on the graph of the "
-            f"previous one."
+        return (
+            f"The graph of {what} is built once{where}, {before}, and every iteration "
+            f"back-propagates through that same graph."
         )
-    elif built is not None:
-        how = (
-            f"The graph of {_named(built, 'this value')} is built once at "
-            f"{_where(built, finding)}, and every iteration{loop} back-propagates through it."
+    if carried:
+        names = _names(carried) or "A value"
+        verb = "hold" if " and " in names else "holds"
+        return (
+            f"{names} still {verb} the autograd graph of the previous iteration when "
+            f"{'they are' if verb == 'hold' else 'it is'} reused at "
+            f"{_where(carried[0], finding)}{loop}, so each new graph is chained onto the old one."
         )
-    else:
-        how = f"A graph built in an earlier iteration{loop} is reached again."
-    freed = _freeing_backward(finding)
-    frees = f"{freed[0].upper()}{freed[1:]} frees its saved tensors; " if freed else ""
     return (
-        f"{how} {frees}{_failing_backward(finding)} then reaches that graph again in the next "
-        f"iteration and PyTorch raises `{SECOND_BACKWARD_ERROR}`."
+        f"{_names(stored) or 'An attribute'} keeps a graph-carrying value on the object "
+        f"({_where(stored[0], finding)}), so the next call{loop} builds on the graph of the "
+        f"previous one."
     )
 
 
-def _shared_story(finding: Finding) -> str:
-    shared = _first(finding, Role.SHARED)
+def _shared_how(finding: Finding) -> str:
     built = _first(finding, Role.BUILT)
-    source = shared or built
-    if source is not None:
-        how = (
-            f"{_named(source, 'One value')} ({_where(source, finding)}) feeds both losses, "
-            f"so their graphs share nodes."
-        )
-    else:
-        how = "Two backward passes in the same step go through one shared graph."
-    freed = _freeing_backward(finding) or "the first `backward()`"
+    if finding.kind == "same-tensor":
+        where = f" (built at {_where(built, finding)})" if built else ""
+        return f"The same graph{where} is back-propagated twice in one step."
+    source = _first(finding, Role.SHARED) or built
+    if source is None:
+        return "Two backward passes in the same step go through one shared graph."
     return (
-        f"{how} {freed[0].upper()}{freed[1:]} frees the saved tensors of the shared part; "
-        f"{_failing_backward(finding)} needs them again and PyTorch raises "
-        f"`{SECOND_BACKWARD_ERROR}`."
+        f"{_named(source, 'One value')} ({_where(source, finding)}) feeds both losses, so "
+        f"their graphs share nodes."
     )
 
 
@@ -164,39 +172,39 @@ def _retain_graph_note(finding: Finding) -> str:
 
 
 def _fix(finding: Finding) -> str:
-    carried = _first(finding, Role.CARRIED) or _first(finding, Role.STORED)
-    name = carried.name if carried and carried.name else None
-    at = f" at {_where(carried, finding)}" if carried else ""
+    carried = finding.steps(Role.CARRIED) or finding.steps(Role.STORED)
+    names = [s.name for s in carried if s.name]
+    at = f" (line {carried[0].span.start.line})" if carried else ""
     if finding.code == "AG001":
-        if finding.kind == "accumulated":
-            target = name or "total_loss"
-            return (
-                f"accumulate a plain number, e.g. `{target} += loss.item()`{at}, and call "
-                f"`backward()` on each step's own loss."
-            )
         if finding.kind == "hoisted-forward":
             return "move the forward pass into the loop, so each iteration builds its own graph."
-        if finding.kind == "module-state" or (carried is not None and carried.role is Role.STORED):
-            target = name or "self.state"
-            return f"store a detached value: `{target} = {target}.detach()`{at}."
-        target = name or "the carried value"
-        if name:
+        if finding.kind == "accumulated":
+            name = names[0] if names else "total"
             return (
-                f"cut the graph where it crosses the iteration: `{target} = {target}.detach()`"
-                f"{at} (truncated back-propagation), or rebuild it inside the loop."
+                f"carry only a number or a detached tensor across iterations{at}: e.g. "
+                f"`{name} += loss.item()` for a running total, or `{name} = {name}.detach()` "
+                f"for state; call `backward()` on each step's own loss."
             )
-        return f"detach {target} where it crosses the iteration, or rebuild it inside the loop."
+        if names:
+            detach = "; ".join(f"`{n} = {n}.detach()`" for n in dict.fromkeys(names))
+            return (
+                f"cut the graph where it crosses into the next iteration{at}: {detach} "
+                f"(truncated back-propagation), or rebuild the value inside the loop."
+            )
+        return "detach the value that crosses iterations, or rebuild it inside the loop."
     if finding.code == "AG002":
+        if finding.kind == "same-tensor":
+            return "call `backward()` once on that loss, or pass `retain_graph=True` to the first call."
         shared = _first(finding, Role.SHARED)
         name = shared.name if shared and shared.name else None
-        if finding.kind == "gan":
-            fake = name or "fake"
-            return (
-                f"give the discriminator `{fake}.detach()`, so its `backward()` does not free "
-                f"the generator's graph."
-            )
+        detach = (
+            f" If the first loss should not train what built `{name}` (a GAN's discriminator "
+            f"step), give it `{name}.detach()` instead."
+            if name
+            else ""
+        )
         return (
             "add the losses and call `backward()` once, e.g. `(loss_a + loss_b).backward()`, "
-            "or pass `retain_graph=True` to the first `backward()` only."
+            f"or pass `retain_graph=True` to the first `backward()` only.{detach}"
         )
     return ""

@@ -15,11 +15,14 @@ def findings_at(
     `position`, with the step pointed at and the span to highlight."""
     hits = []
     for finding in findings:
+        if finding.span.contains(position.line, position.column):
+            # The reported backward is usually also the freeing one (in an earlier
+            # iteration): what fails here is the point.
+            hits.append((finding, _first(finding, Role.FAILS), finding.span))
+            continue
         step = _step_at(finding, position)
         if step is not None:
             hits.append((finding, step, step.span))
-        elif finding.span.contains(position.line, position.column):
-            hits.append((finding, _first(finding, Role.FAILS), finding.span))
     return hits
 
 
