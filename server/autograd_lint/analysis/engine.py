@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import ast
 
-from ..rules import RULES
 from .blocks import Block, blocks_from_pieces, build_blocks, split_lines
 from .interp import FunctionRef, Interpreter, make_class_info
 from .model import Finding, Severity, Span, Step
@@ -86,8 +85,15 @@ def analyze(source: str, path: str = "<string>", *, cache: AnalysisCache | None 
     return findings
 
 
+def _rules() -> dict:
+    # Imported late: the rule registry imports the analysis package for its model.
+    from ..rules import RULES
+
+    return RULES
+
+
 def syntax_finding(block: Block, path: str) -> Finding:
-    rule = RULES["AG000"]
+    rule = _rules()["AG000"]
     message = f"syntax error: {block.error.msg}" if block.error.msg else "syntax error"
     return Finding("AG000", rule.severity, message, block.error_span(), path=path, kind="syntax")
 
@@ -224,7 +230,7 @@ def span_of(site: Site) -> Span:
 
 
 def render(raw: RawFinding, path: str) -> Finding:
-    rule = RULES.get(raw.code)
+    rule = _rules().get(raw.code)
     severity = rule.severity if rule else Severity.ERROR
     lines = [span_of(site).start.line for site in raw.message_sites]
     try:
