@@ -50,6 +50,9 @@ class CallMixin:
         return self.dispatch(node, callee, args, name)
 
     def dispatch(self, node: ast.Call, callee: Val, args: list[Val], name: str | None) -> Val:
+        if callee.kind == TENSOR and not callee.origins and name and api.MODELISH_NAME.match(name):
+            # `model = accelerator.prepare(model)` loses track of the object, not of its name.
+            return self.call_module(node, Val(EMPTY, MODULE, None), args)
         if callee.kind == FUNC:
             return self.call_function(node, callee.ref, args, None)
         if callee.kind == CLASS:
@@ -229,10 +232,7 @@ class CallMixin:
 
     @staticmethod
     def modelish_class(name: str) -> bool:
-        return not name.endswith(
-            ("Loader", "Dataset", "Writer", "Logger", "Error", "Exception", "Config", "Path",
-             "Sampler", "Scaler", "Scheduler", "LR", "Tokenizer", "Parser", "Timer", "Meter")
-        )  # fmt: skip
+        return api.MODEL_CLASS_NAME.search(name) is not None
 
     # -- modules, classes and local functions -------------------------------------------
     def call_module(self, node: ast.Call, module: Val, args: list[Val]) -> Val:
@@ -257,7 +257,7 @@ class CallMixin:
         instance = Val(EMPTY, kind, ("instance", id(node), tuple(self.context)))
         self.instances[instance.ref] = info
         init = self.local_method(instance.ref, "__init__")
-        if init is not None:
+        if init is not None and self.can_inline(init):
             self.call_function(node, init, args, instance)
         return instance
 

@@ -10,12 +10,15 @@ only the roots that can see the edited block.
 from __future__ import annotations
 
 import ast
+import logging
 
 from .blocks import Block, blocks_from_pieces, build_blocks, split_lines
 from .interp import FunctionRef, Interpreter, make_class_info
 from .model import Finding, Severity, Span, Step
 from .report import RawFinding, Reporter
 from .values import CLASS, FUNC, Binding, Site, Val
+
+log = logging.getLogger("autograd_lint.analysis")
 
 BACKWARD_MARKERS = ("backward", "autograd")
 DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
@@ -185,7 +188,11 @@ def analyze_blocks(blocks: list[Block], cache: AnalysisCache | None) -> list[Raw
     if cached is None:
         reporter = Reporter()
         interp = Interpreter(program.classes, reporter)
-        globals_env = interp.run_module(program.module_code, program.definitions)
+        try:
+            globals_env = interp.run_module(program.module_code, program.definitions)
+        except Exception:  # noqa: BLE001 - one root's failure must not cost the others
+            log.exception("autograd-lint: internal error analysing module-level code")
+            globals_env = {}
         cached = (list(reporter.findings.values()), globals_env, interp.instances)
         _count(cache, "roots_run")
     else:
@@ -205,7 +212,11 @@ def analyze_blocks(blocks: list[Block], cache: AnalysisCache | None) -> list[Raw
         raws = previous.get(key) if key is not None else None
         if raws is None:
             reporter = Reporter()
-            Interpreter(program.classes, reporter, instances).run_root_function(fn, globals_env)
+            try:
+                interp = Interpreter(program.classes, reporter, instances)
+                interp.run_root_function(fn, globals_env)
+            except Exception:  # noqa: BLE001
+                log.exception("autograd-lint: internal error analysing %s()", fn.node.name)
             raws = list(reporter.findings.values())
             _count(cache, "roots_run")
         else:

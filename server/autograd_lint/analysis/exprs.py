@@ -18,6 +18,7 @@ from .values import (
     OBJECT,
     TENSOR,
     Binding,
+    LoopPass,
     Val,
     join_vals,
 )
@@ -183,33 +184,46 @@ class ExpressionMixin:
     def ev_Dict(self, node: ast.Dict) -> Val:
         return self._container([*node.keys, *node.values])
 
-    def _comprehension(self, generators, elements) -> Val:
+    def _comprehension(self, node, generators, elements) -> Val:
+        """A comprehension is a loop: two passes, like `for` statements."""
         saved = {}
         for gen in generators:
-            source = self.ev(gen.iter)
             for name in self.target_names(gen.target):
-                if name not in saved:
-                    saved[name] = self.state.env.get(name)
-            self.bind(gen.target, self.element_of(source), gen)
-            for cond in gen.ifs:
-                self.ev(cond)
-        result = self._container(elements)
+                saved.setdefault(name, self.state.env.get(name))
+        sources = []
+        result = Val(EMPTY, CONTAINER)
+        loop = self.enter_loop(node)
+        try:
+            for number in (1, 2):
+                self.context.append(LoopPass(node, number))
+                for index, gen in enumerate(generators):
+                    if len(sources) <= index:
+                        sources.append(self.element_of(self.ev(gen.iter)))
+                    self.bind(gen.target, sources[index], gen)
+                    for cond in gen.ifs:
+                        self.ev(cond)
+                result = join_vals(result, self._container(elements))
+                self.context.pop()
+                if number == 1:
+                    loop.pass1_end = self.state.copy()
+        finally:
+            self.leave_loop()
         # Comprehension variables do not leak into the enclosing scope.
         for name, old in saved.items():
             if old is None:
                 self.state.env.pop(name, None)
             else:
                 self.state.env[name] = old
-        return result
+        return Val(result.origins, CONTAINER)
 
     def ev_ListComp(self, node: ast.ListComp) -> Val:
-        return self._comprehension(node.generators, [node.elt])
+        return self._comprehension(node, node.generators, [node.elt])
 
     ev_SetComp = ev_ListComp
     ev_GeneratorExp = ev_ListComp
 
     def ev_DictComp(self, node: ast.DictComp) -> Val:
-        return self._comprehension(node.generators, [node.key, node.value])
+        return self._comprehension(node, node.generators, [node.key, node.value])
 
     # -- helpers shared with statements --------------------------------------------------
     def element_of(self, val: Val) -> Val:

@@ -127,7 +127,8 @@ class Interpreter(ExpressionMixin, CallMixin):
 
     def new_origin(self, node: ast.AST, leaf: bool, label: str | None = None) -> Origin:
         self.seq += 1
-        return Origin(self.site(node), tuple(self.context), leaf, self.seq, label or "")
+        calls = tuple(id(site.node) for site in self.call_chain)
+        return Origin(self.site(node), tuple(self.context), leaf, self.seq, label or "", calls)
 
     def lookup(self, name: str) -> Binding | None:
         found = self.state.env.get(name) if self.state is not None else None
@@ -284,7 +285,25 @@ class Interpreter(ExpressionMixin, CallMixin):
         for expr in none_in_else:
             self.assign_to(expr, NOTHING, node)
         self.exec_block(node.orelse)
-        self.state = join_states([after_body, self.state])
+        taken = self.periodic_backward_branch(node)
+        if taken is None:
+            self.state = join_states([after_body, self.state])
+        elif taken == "body":
+            self.state = after_body
+
+    def periodic_backward_branch(self, node: ast.If) -> str | None:
+        """In a loop's first pass, which branch of `if` to follow instead of joining.
+
+        `if (step + 1) % k == 0: loss.backward()` runs the backward in some iterations:
+        the next one that does starts from an iteration that took the branch. Following
+        that branch into pass 2 keeps what the branch frees and what it resets together.
+        """
+        if not self.context or self.context[-1].number != 1 or self.state is None:
+            return None
+        in_body, in_else = has_backward(node.body), has_backward(node.orelse)
+        if in_body == in_else:
+            return None
+        return "body" if in_body else "else"
 
     def do_With(self, node: ast.With) -> None:
         saved = self.frame.grad_enabled
@@ -353,12 +372,20 @@ class Interpreter(ExpressionMixin, CallMixin):
         infinite = isinstance(node.test, ast.Constant) and bool(node.test.value)
         self.run_loop(node, lambda: self.ev(node.test), always_exits=not infinite)
 
+    def enter_loop(self, node) -> LoopFrame:
+        loop = LoopFrame(node, self.state, self.frame.block)
+        self.frame.loops.append(loop)
+        self.loop_frames.append(loop)
+        return loop
+
+    def leave_loop(self) -> None:
+        self.frame.loops.pop()
+        self.loop_frames.pop()
+
     def run_loop(self, node, begin_pass, always_exits: bool) -> None:
         entry = self.state
         passes = 2 if len(self.loop_frames) < MAX_UNROLL_DEPTH else 1
-        loop = LoopFrame(node, entry, self.frame.block)
-        self.frame.loops.append(loop)
-        self.loop_frames.append(loop)
+        loop = self.enter_loop(node)
         start, last_end = entry, None
         try:
             for number in range(1, passes + 1):
@@ -376,8 +403,7 @@ class Interpreter(ExpressionMixin, CallMixin):
                 last_end = end
                 start = end  # pass 2 runs after pass 1 ran to its end
         finally:
-            self.frame.loops.pop()
-            self.loop_frames.pop()
+            self.leave_loop()
         # Assume the body ran at least once: joining in the zero-iteration path would
         # forget every graph the loop freed.
         after = join_states([last_end, *loop.breaks])
@@ -403,6 +429,18 @@ class Interpreter(ExpressionMixin, CallMixin):
             for origin in nodes:
                 if origin not in freed:
                     freed[origin] = info
+
+
+def has_backward(statements) -> bool:
+    for statement in statements:
+        for node in ast.walk(statement):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr in ("backward", "manual_backward", "grad")
+            ):
+                return True
+    return False
 
 
 def none_tests(test: ast.AST) -> tuple[list, list]:

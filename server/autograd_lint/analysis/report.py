@@ -199,7 +199,8 @@ class Reporter:
         state = loop_frame.entry if hoisted else loop_frame.pass1_end
         if state is None:
             return []
-        live = names_read_before_written(loop_frame.node.body)
+        body = getattr(loop_frame.node, "body", None)
+        live = names_read_before_written(body if isinstance(body, list) else [])
         found = []
         for name, binding in state.env.items():
             if binding.site is None or not (binding.val.origins & stale):

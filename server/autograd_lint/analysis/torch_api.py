@@ -98,6 +98,13 @@ INITIAL_STATE_METHOD = re.compile(r"^(init|initial|reset|zero|begin|new|get_init
 # Container methods that empty the receiver.
 CONTAINER_CLEARERS = frozenset({"clear"})
 
+# Imported classes whose instances are models: calling one runs a forward pass.
+MODEL_CLASS_NAME = re.compile(
+    r"(Net|Model|Module|Network|Encoder|Decoder|Generator|Discriminator|Critic|Actor|Policy"
+    r"|Transformer|Classifier|Regressor|RNN|LSTM|GRU|Cell|Block|Layer|MLP|CNN|VAE|UNet|Head"
+    r"|Backbone|Embedding|Attention|Conv\w*|Linear|Sequential)\d*$"
+)
+
 OPTIMIZER_CLASSES = frozenset(
     {
         "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax", "NAdam", "RAdam",

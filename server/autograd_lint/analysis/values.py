@@ -41,15 +41,25 @@ class LoopPass:
 class Origin:
     """Graph nodes created at `site` in the loop passes `context`."""
 
-    __slots__ = ("site", "context", "leaf", "seq", "label", "_hash")
+    __slots__ = ("site", "context", "calls", "leaf", "seq", "label", "_hash")
 
-    def __init__(self, site: Site, context: tuple[LoopPass, ...], leaf: bool, seq: int, label: str):
+    def __init__(
+        self,
+        site: Site,
+        context: tuple[LoopPass, ...],
+        leaf: bool,
+        seq: int,
+        label: str,
+        calls: tuple[int, ...] = (),
+    ):
         self.site = site
         self.context = context
+        # The call sites that led here: two calls of one helper build two graphs.
+        self.calls = calls
         self.leaf = leaf
         self.seq = seq  # creation order, to pick the earliest of several
         self.label = label  # short source text of what built it, e.g. "rnn(x, hidden)"
-        self._hash = hash((id(site.node), context, leaf))
+        self._hash = hash((id(site.node), context, leaf, calls))
 
     def __hash__(self) -> int:
         return self._hash
@@ -60,6 +70,7 @@ class Origin:
             and self.site.node is other.site.node
             and self.context == other.context
             and self.leaf == other.leaf
+            and self.calls == other.calls
         )
 
     def __repr__(self) -> str:
