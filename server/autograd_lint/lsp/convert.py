@@ -40,7 +40,7 @@ def code_units(text: str, encoding: str) -> int:
     if encoding == types.PositionEncodingKind.Utf32:
         return len(text)
     if encoding == types.PositionEncodingKind.Utf8:
-        return len(text.encode("utf-8"))
+        return len(text.encode("utf-8", "surrogatepass"))  # lone surrogates from junk input
     # Characters outside the basic multilingual plane take two UTF-16 units.
     return len(text) + sum(1 for char in text if ord(char) > 0xFFFF)
 

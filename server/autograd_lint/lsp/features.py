@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 import sys
 import uuid
 
 from lsprotocol import types
 
 from .hover import findings_at, hover_markdown
+from .server import CONFIGURATION_TIMEOUT_SECONDS
 from .settings import SECTION, TRACE_LEVELS, section_of
 
 STATUS_COMMAND = "autograd-lint.serverStatus"
@@ -84,13 +86,17 @@ async def initialized(ls, params: types.InitializedParams) -> None:
         )
     if registrations:
         try:
-            await ls.client_register_capability_async(
-                types.RegistrationParams(registrations=registrations)
+            await asyncio.wait_for(
+                ls.client_register_capability_async(
+                    types.RegistrationParams(registrations=registrations)
+                ),
+                CONFIGURATION_TIMEOUT_SECONDS,
             )
         except Exception as exc:
             ls.log(f"client/registerCapability failed: {exc!r}", "error")
     if ls.configuration_pull:
         await ls.pull_configuration()
+    ls.settings_loaded.set()
     ls.log(
         f"autograd-lint {ls.version} ready: {ls.encoding} positions, "
         f"{'pull' if ls.pull_diagnostics else 'push'} diagnostics"
@@ -125,10 +131,11 @@ def did_close(ls, params: types.DidCloseTextDocumentParams) -> None:
         )
 
 
-def hover(ls, params: types.HoverParams) -> types.Hover | None:
+async def hover(ls, params: types.HoverParams) -> types.Hover | None:
     document = ls.documents.get(params.text_document.uri)
     if document is None or not document.is_python:
         return None
+    await ls.settings_loaded.wait()
     ls.analyse(document)
     lines = document.line_index(ls.encoding)
     hits = findings_at(document.findings, lines.from_client(params.position))
@@ -141,10 +148,11 @@ def hover(ls, params: types.HoverParams) -> types.Hover | None:
     )
 
 
-def pull_diagnostics(ls, params: types.DocumentDiagnosticParams):
+async def pull_diagnostics(ls, params: types.DocumentDiagnosticParams):
     document = ls.documents.get(params.text_document.uri)
     if document is None or not document.is_python:
         return types.RelatedFullDocumentDiagnosticReport(items=[])
+    await ls.settings_loaded.wait()
     ls.analyse(document)
     if params.previous_result_id == document.result_id:
         return types.RelatedUnchangedDocumentDiagnosticReport(result_id=document.result_id)

@@ -35,10 +35,10 @@ from .settings import (
     parse_client_settings,
 )
 
-try:  # the engine's per-document incremental cache, once it exists
+try:  # the engine's per-document incremental cache
     from ..analysis import AnalysisCache
-except ImportError:  # pragma: no cover - depends on the engine's progress
-    AnalysisCache = None
+except ImportError:  # not re-exported yet
+    from ..analysis.engine import AnalysisCache
 
 # Changes closer together than this are a burst: wait this long after the last one.
 DEBOUNCE_SECONDS = 0.05
@@ -97,6 +97,9 @@ class AutogradLintServer(LanguageServer):
         self.trace = "off"
         self.debounce = DEBOUNCE_SECONDS
         self._result_ids = itertools.count(1)
+        # Set once the editor's settings are in (after `initialized`): analysing before
+        # would flash diagnostics the settings hide.
+        self.settings_loaded = asyncio.Event()
         self._analysis_errors: list[str] = []
 
     # -- logging ----------------------------------------------------------------------
@@ -181,6 +184,7 @@ class AutogradLintServer(LanguageServer):
 
     async def _publish_later(self, document: Document, delay: float) -> None:
         await asyncio.sleep(delay)
+        await self.settings_loaded.wait()
         document.pending = None
         if self.documents.get(document.uri) is not document:
             return  # closed (or reopened) meanwhile
@@ -206,7 +210,7 @@ class AutogradLintServer(LanguageServer):
         started = time.perf_counter()
         findings = []
         if document.settings is not False:
-            if document.cache is None and AnalysisCache is not None:
+            if document.cache is None:
                 document.cache = AnalysisCache()
             self._analysis_errors.clear()
             findings = check_source(
