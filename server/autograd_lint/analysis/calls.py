@@ -17,6 +17,7 @@ from .values import (
     CLASS,
     CONTAINER,
     DIST,
+    ELEMENT,
     EMPTY,
     FUNC,
     MODULE,
@@ -44,9 +45,12 @@ class CallMixin:
         func = node.func
         if isinstance(func, ast.Attribute):
             return self.call_method(node, func)
+        name = func.id if isinstance(func, ast.Name) else None
+        if name is not None and self.lookup(name) is None:
+            # An unbound name: a builtin, an import, or a global of a partial snippet.
+            return self.call_by_name(node, name, self.eval_arguments(node))
         callee = self.ev(func)
         args = self.eval_arguments(node)
-        name = func.id if isinstance(func, ast.Name) else None
         return self.dispatch(node, callee, args, name)
 
     def dispatch(self, node: ast.Call, callee: Val, args: list[Val], name: str | None) -> Val:
@@ -80,6 +84,10 @@ class CallMixin:
                 return namespace_val
         receiver = self.ev(func.value)
         method = func.attr
+        if method == "backward" and receiver.kind == ELEMENT:
+            # One element of a container of graphs: which one, we cannot tell.
+            self.eval_arguments(node)
+            return NOTHING
         if method == "backward" and not node.args:
             self.eval_arguments(node)
             self.backward(node, receiver, node)
@@ -87,7 +95,9 @@ class CallMixin:
         if method in ("backward", "manual_backward") and node.args:
             # `accelerator.backward(loss)`, `self.manual_backward(loss)`
             self.eval_arguments(node)
-            self.backward(node, self.ev(node.args[0]), node)
+            target = self.ev(node.args[0])
+            if target.kind != ELEMENT:
+                self.backward(node, target, node)
             return NOTHING
         if receiver.kind in (MODULE, OBJECT) and receiver.ref is not None:
             local = self.local_method(receiver.ref, method)
@@ -99,7 +109,12 @@ class CallMixin:
         if held is not None:
             # A callable kept on an object: `self.rnn(x, h)`, `self.loss_fn(out, y)`.
             return self.dispatch(node, held.val, args, None)
-        if receiver.kind in (MODULE, OBJECT) and api.MODELISH_NAME.match(method):
+        if (
+            isinstance(func.value, ast.Name)
+            and func.value.id == "self"
+            and api.MODELISH_NAME.match(method)
+        ):
+            # `self.net(x)` where `self.net` was set somewhere we did not see.
             return self.call_module(node, Val(EMPTY, MODULE, None), args)
         if receiver.kind == MODULE:
             if method in api.PARAMETER_METHODS:
@@ -224,6 +239,8 @@ class CallMixin:
         if name[:1].isupper() and self.lookup(name) is None:
             # An imported class: calling its instances later is a module call.
             return Val(EMPTY, MODULE if self.modelish_class(name) else OBJECT, None)
+        if api.MODELISH_NAME.match(name) and self.lookup(name) is None:
+            return self.call_module(node, Val(EMPTY, MODULE, None), args)
         return self.union(args, node)
 
     @staticmethod

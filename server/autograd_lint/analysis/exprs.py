@@ -12,6 +12,7 @@ from . import torch_api as api
 from .values import (
     CONTAINER,
     DIST,
+    ELEMENT,
     EMPTY,
     MODULE,
     NOTHING,
@@ -86,7 +87,7 @@ class ExpressionMixin:
         if owner.kind == MODULE:
             # An unknown attribute of a module: a submodule or a parameter (a leaf).
             return Val(frozenset({self.new_origin(node, leaf=True)}), MODULE, None)
-        if owner.kind == CONTAINER or owner.kind == TENSOR:
+        if owner.kind in (CONTAINER, TENSOR, ELEMENT):
             # `out.logits`, `x.T`, `x.real`: still the same graph.
             return Val(owner.origins) if owner.origins else NOTHING
         return NOTHING
@@ -95,7 +96,7 @@ class ExpressionMixin:
         base = self.ev(node.value)
         self.ev(node.slice)
         if base.kind == CONTAINER:
-            return Val(base.origins) if base.origins else NOTHING
+            return Val(base.origins, ELEMENT) if base.origins else NOTHING
         if base.kind in (MODULE, OBJECT):  # nn.ModuleList / ModuleDict entries are modules
             return Val(base.origins, MODULE, None)
         return self.union([base], node)

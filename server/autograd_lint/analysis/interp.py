@@ -16,6 +16,8 @@ from .calls import CallMixin, literal_keyword
 from .exprs import ExpressionMixin, dotted_name
 from .values import (
     CLASS,
+    CONTAINER,
+    ELEMENT,
     FUNC,
     NOTHING,
     Binding,
@@ -363,7 +365,10 @@ class Interpreter(ExpressionMixin, CallMixin):
 
     # -- loops ----------------------------------------------------------------------------
     def do_For(self, node: ast.For) -> None:
-        element = self.element_of(self.ev(node.iter))
+        source = self.ev(node.iter)
+        element = self.element_of(source)
+        if source.kind == CONTAINER and element.origins:
+            element = Val(element.origins, ELEMENT)
         self.run_loop(node, lambda: self.bind(node.target, element, node), always_exits=False)
 
     do_AsyncFor = do_For

@@ -21,6 +21,7 @@ CLASS = 4  # a class defined in the analysed file
 OBJECT = 5  # an instance of a local class that is not a module
 DIST = 6  # a torch.distributions object: it keeps the graph of its parameters
 CONTAINER = 7  # list/dict/tuple/deque built here: reading from it yields its contents
+ELEMENT = 8  # one element of a container: a tensor, but which of the contents is unknown
 
 
 class Site(NamedTuple):
