@@ -149,3 +149,10 @@ def test_traceback_parsing_takes_the_innermost_frame_of_the_last_traceback(tmp_p
     )
     assert innermost_line_in(stderr, sample) == 5
     assert innermost_line_in(stderr, tmp_path / "absent.py") is None
+
+
+def test_readme_lists_every_sample() -> None:
+    readme = (SAMPLES_DIR / "README.md").read_text()
+    for path in SAMPLES:
+        pattern = re.sub(r"_(buggy|fixed)$", "", path.stem)
+        assert f"`{pattern}`" in readme, f"samples/README.md does not list {pattern}"
