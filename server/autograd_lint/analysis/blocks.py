@@ -19,7 +19,7 @@ from .model import Position, Span
 LINE_BREAK = re.compile(r"\r\n|\r|\n")
 IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # A line that cannot start a new top-level statement even at column 0.
-CONTINUATION = re.compile(r"(else|elif|except|finally|case)\b|[)\]}#@]|$")
+CONTINUATION = re.compile(r"(else|elif|except|finally|case)\b|[)\]}#]|$")
 MAX_MERGE = 8  # neighbours tried when a piece only parses together with the next ones
 
 
@@ -101,14 +101,18 @@ def parse(text: str, filename: str):
 
 
 def blocks_from_tree(tree: ast.Module, lines: list[str]) -> list[Block]:
-    blocks = []
+    groups: list[tuple[int, int, list]] = []
     for statement in tree.body:
         first = statement.lineno
         for decorator in getattr(statement, "decorator_list", ()):
             first = min(first, decorator.lineno)
         last = statement.end_lineno or statement.lineno
-        blocks.append(Block(lines[first - 1 : last], first, [statement], first, None))
-    return blocks
+        if groups and first <= groups[-1][1]:  # `a = 1; b = 2` share a line: one block
+            start, _, statements = groups[-1]
+            groups[-1] = (start, max(last, groups[-1][1]), [*statements, statement])
+        else:
+            groups.append((first, last, [statement]))
+    return [Block(lines[a - 1 : b], a, group, a, None) for a, b, group in groups]
 
 
 def cut_points(lines: list[str], begin: int, end: int) -> list[int]:

@@ -61,11 +61,27 @@ class AnalysisCache:
         first_unchanged_old = len(old) - suffix
         delta = len(new) - len(old)
         before = [b for b in self.blocks if b.end <= prefix]
+        if before:
+            # An indented line typed below a block may belong to it: parse them together.
+            before.pop()
         after = [b for b in self.blocks if b.start - 1 >= first_unchanged_old]
         begin = before[-1].end if before else 0
         end = after[0].start - 1 + delta if after else len(new)
         middle = blocks_from_pieces(new, begin, end, path)
         self.stats["blocks_parsed"] += len(middle)
+        # Keep the old object for a block whose text did not change: cached results point
+        # at it, and must move with it.
+        kept = {id(b) for b in before} | {id(b) for b in after}
+        reusable: dict[int, list[Block]] = {}
+        for block in self.blocks:
+            if id(block) not in kept and block.error is None:
+                reusable.setdefault(block.key, []).append(block)
+        for index, block in enumerate(middle):
+            same = reusable.get(block.key)
+            if same and block.error is None:
+                old_block = same.pop(0)
+                old_block.start = block.start
+                middle[index] = old_block
         for block in after:
             block.start += delta
         return [*before, *middle, *after]

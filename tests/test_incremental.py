@@ -1,0 +1,101 @@
+"""The per-document cache: edits re-analyse only what changed, with identical results."""
+
+import random
+from pathlib import Path
+
+from autograd_lint.analysis import analyze
+from autograd_lint.analysis.engine import AnalysisCache
+
+SAMPLES = Path(__file__).resolve().parent.parent / "samples"
+BUGGY = (SAMPLES / "ag001_rnn_hidden_buggy.py").read_text()
+
+HELPER = """
+
+def helper_{n}(model, batches):
+    hidden = None
+    for x, y in batches:
+        out, hidden = model(x, hidden)
+        loss = (out - y).pow(2).mean()
+        loss.backward()
+"""
+
+
+def as_tuples(findings):
+    return [
+        (f.code, f.span, f.message, [(s.span, s.message) for s in f.evidence]) for f in findings
+    ]
+
+
+def many_functions(count: int) -> str:
+    return "import torch\n" + "".join(HELPER.format(n=n) for n in range(count))
+
+
+def test_cached_result_equals_fresh_analysis_after_every_edit():
+    cache = AnalysisCache()
+    source = many_functions(6)
+    rng = random.Random(7)
+    lines = source.split("\n")
+    for _ in range(40):
+        index = rng.randrange(1, len(lines))
+        action = rng.choice(["insert", "delete", "edit"])
+        if action == "insert":
+            lines.insert(index, rng.choice(["", "# note", "    x = 1", "def f(:"]))
+        elif action == "delete" and len(lines) > 5:
+            del lines[index]
+        else:
+            lines[index] = lines[index] + rng.choice([" ", "  # c", "(", ".detach()"])
+        text = "\n".join(lines)
+        assert as_tuples(analyze(text, "f.py", cache=cache)) == as_tuples(analyze(text, "f.py"))
+
+
+def test_an_edit_inside_one_function_reruns_only_that_function():
+    cache = AnalysisCache()
+    source = many_functions(20)
+    first = analyze(source, "f.py", cache=cache)
+    assert len([f for f in first if f.code == "AG001"]) == 20
+    before = dict(cache.stats)
+    edited = source.replace(
+        "def helper_7(model, batches):\n    hidden = None",
+        "def helper_7(model, batches):\n    hidden = None  # typing",
+    )
+    again = analyze(edited, "f.py", cache=cache)
+    assert as_tuples(again) == as_tuples(first)
+    # the edited block and the one above it (an indented line typed below a block joins it)
+    assert cache.stats["blocks_parsed"] - before["blocks_parsed"] == 2
+    # only helper_7 runs again: the module's code and the 19 other functions are reused
+    assert cache.stats["roots_run"] - before["roots_run"] == 1
+    assert cache.stats["roots_reused"] - before["roots_reused"] == 20
+
+
+def test_lines_added_above_move_cached_findings():
+    cache = AnalysisCache()
+    source = many_functions(3)
+    first = analyze(source, "f.py", cache=cache)
+    shifted = analyze("# header\n# more\n" + source, "f.py", cache=cache)
+    assert [f.span.start.line + 2 for f in first] == [f.span.start.line for f in shifted]
+    assert [s.span.start.line + 2 for s in first[0].evidence] == [
+        s.span.start.line for s in shifted[0].evidence
+    ]
+
+
+def test_a_broken_block_keeps_the_other_blocks_findings():
+    source = many_functions(3)
+    broken = source.replace("def helper_1(model, batches):", "def helper_1(model, batches:")
+    for cache in (None, AnalysisCache()):
+        if cache is not None:
+            analyze(source, "f.py", cache=cache)
+        findings = analyze(broken, "f.py", cache=cache)
+        codes = sorted(f.code for f in findings)
+        assert codes == ["AG000", "AG001", "AG001"], codes
+        syntax = [f for f in findings if f.code == "AG000"]
+        assert (
+            syntax[0].span.start.line
+            == broken.split("\n").index("def helper_1(model, batches:") + 1
+        )
+
+
+def test_sample_findings_survive_a_round_trip_through_the_cache():
+    cache = AnalysisCache()
+    first = analyze(BUGGY, "s.py", cache=cache)
+    assert as_tuples(analyze(BUGGY, "s.py", cache=cache)) == as_tuples(first)
+    assert [f.code for f in first] == ["AG001"]
