@@ -1,0 +1,264 @@
+"""AG006 data-attribute: `.data` reads in training code, and writes through `.data`.
+
+`x.data` is `x`'s storage without its history *and without its version counter*: an
+in-place write through it is invisible to autograd, so a backward that needs the old
+values silently computes wrong gradients instead of raising. Writes outside
+`torch.no_grad()` are warnings (the safe spelling is `with torch.no_grad(): p.copy_(...)`);
+reads in code that calls backward are informational (`x.detach()` keeps the checks).
+
+Only receivers that are visibly tensors count: parameters (`m.weight`, `p` from
+`model.parameters()`), values computed by torch or a model, and tensor-like names
+(`loss`, `logits`, ...) in training code; `dataset.data` or `batch.data` never do.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import re
+
+from .. import torch_api as api
+from ..model import Role, Severity
+from . import inplace_table as table
+from .scopes import (
+    FUNCTIONS,
+    Scope,
+    dotted_name,
+    finding,
+    is_no_grad_context,
+    last_part,
+    short,
+    step,
+)
+
+CODE = "AG006"
+TENSOR_ATTRIBUTES = re.compile(
+    r"^(weight|bias|grad|running_mean|running_var|in_proj_weight|in_proj_bias|"
+    r"(weight|bias)_\w+|\w+_(weight|bias))$"
+)
+TENSOR_NAME = re.compile(
+    r"^(p|w|param|params|parameter|weight|weights|bias|grad|grads|loss|losses|\w+_loss|"
+    r"loss_\w+|logits|out|output|outputs|pred|preds|prediction|predictions|y_pred|y_hat|"
+    r"scores|probs|\w+_param|param_\w+|\w+_params)$"
+)
+LOSSISH_CALL = re.compile(r"(?i)criterion|loss")
+PARAMETER_CONTAINERS = re.compile(r"""params|parameters""")
+
+
+def wanted(text: str) -> bool:
+    return ".data" in text
+
+
+class DataChecker:
+    def __init__(self, scope: Scope, path: str):
+        self.scope = scope
+        self.path = path
+        self.training = "backward" in scope.text
+        self.tensors: set[str] = set()
+        self.block = None
+        self.findings = []
+
+    def run(self) -> list:
+        quiet = 1 if self.scope.no_grad else 0
+        for block, statement in self.scope.items:
+            self.block = block
+            self.statement(statement, quiet)
+        return self.findings
+
+    def statement(self, node: ast.stmt, quiet: int) -> None:
+        if isinstance(node, (*FUNCTIONS, ast.ClassDef)):
+            return
+        if isinstance(node, (ast.With, ast.AsyncWith)):
+            if any(is_no_grad_context(item.context_expr) for item in node.items):
+                quiet += 1
+            for child in node.body:
+                self.statement(child, quiet)
+            return
+        if isinstance(node, (ast.For, ast.AsyncFor)):
+            self.learn_loop_target(node)
+        body_fields = [f for f in ("body", "orelse", "finalbody", "handlers", "cases")
+                       if getattr(node, f, None)]  # fmt: skip
+        if body_fields:
+            for child in ast.iter_child_nodes(node):
+                if isinstance(child, ast.expr):
+                    self.expressions(child, node, quiet)
+            for field in body_fields:
+                for child in getattr(node, field):
+                    inner = (
+                        getattr(child, "body", None) if not isinstance(child, ast.stmt) else None
+                    )
+                    for statement in inner if inner is not None else [child]:
+                        self.statement(statement, quiet)
+            return
+        if isinstance(node, ast.Assign):
+            self.learn_assignment(node)
+        self.expressions(node, node, quiet)
+
+    # -- what is a tensor ---------------------------------------------------------------
+    def learn_assignment(self, node: ast.Assign) -> None:
+        if self.is_tensor(node.value):
+            for target in node.targets:
+                key = dotted_name(target)
+                if key is not None:
+                    self.tensors.add(key)
+
+    def learn_loop_target(self, node) -> None:
+        iterable = node.iter
+        text = short(iterable, 200)
+        if not PARAMETER_CONTAINERS.search(text):
+            return
+        target = node.target
+        names = target.elts if isinstance(target, ast.Tuple) else [target]
+        for name in names:
+            key = dotted_name(name)
+            if key is not None:
+                self.tensors.add(key)
+
+    def is_tensor(self, node: ast.AST) -> bool:
+        if isinstance(node, ast.Attribute):
+            if node.attr in ("T", "mT") or TENSOR_ATTRIBUTES.match(node.attr):
+                return True
+            key = dotted_name(node)
+            return key in self.tensors if key else False
+        if isinstance(node, ast.Name):
+            return node.id in self.tensors or (self.training and bool(TENSOR_NAME.match(node.id)))
+        if isinstance(node, ast.Subscript):
+            return self.is_tensor(node.value)
+        if isinstance(node, ast.BinOp):
+            return self.is_tensor(node.left) or self.is_tensor(node.right)
+        if isinstance(node, ast.Call):
+            func = node.func
+            name = dotted_name(func) or ""
+            if name.startswith(("torch.", "F.")) and not name.startswith("torch.utils"):
+                return not last_part(name)[:1].isupper() or last_part(name) == "Parameter"
+            if name and api.MODELISH_NAME.match(last_part(name)):
+                return True
+            if name and LOSSISH_CALL.search(last_part(name)):
+                return True
+            if isinstance(func, ast.Attribute) and func.attr not in api.CUT_METHODS:
+                return self.is_tensor(func.value)
+        return False
+
+    # -- findings -----------------------------------------------------------------------
+    def expressions(self, root: ast.AST, statement: ast.stmt, quiet: int) -> None:
+        if quiet:
+            return
+        writes = list(self.writes(root))
+        for data, at in writes:
+            self.report_write(data, at, statement)
+        if writes or not self.training:
+            return
+        for node in ast.walk(root):
+            if (
+                isinstance(node, ast.Attribute)
+                and node.attr == "data"
+                and isinstance(node.ctx, ast.Load)
+                and self.is_tensor(node.value)
+            ):
+                self.report_read(node)
+
+    def writes(self, root: ast.AST):
+        """(the `x.data` node, the writing node) for each write through `.data`."""
+        for node in ast.walk(root):
+            if isinstance(node, (ast.Assign, ast.AugAssign)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                for target in targets:
+                    data = target.value if isinstance(target, ast.Subscript) else target
+                    if self.is_data(data):
+                        yield data, node
+            elif isinstance(node, ast.Call):
+                func = node.func
+                if isinstance(func, ast.Attribute):
+                    method = func.attr
+                    if (
+                        method.endswith("_")
+                        and not method.startswith("_")
+                        and method not in table.NOT_MODIFYING
+                        and self.is_data(func.value)
+                    ):
+                        yield func.value, node
+                        continue
+                name = dotted_name(func) or ""
+                if last_part(name).endswith("_") and node.args and self.is_data(node.args[0]):
+                    yield node.args[0], node
+
+    def is_data(self, node: ast.AST) -> bool:
+        return (
+            isinstance(node, ast.Attribute) and node.attr == "data" and self.is_tensor(node.value)
+        )
+
+    def report_write(self, data: ast.Attribute, at: ast.AST, statement: ast.stmt) -> None:
+        owner = short(data.value)
+        safe = safe_spelling(statement)
+        message = (
+            f"write through `{owner}.data`: autograd does not see it (the version counter is "
+            f"not bumped), so a backward that saved `{owner}` silently uses the new values. "
+            f"Write under no_grad instead: `with torch.no_grad(): {safe}`"
+        )
+        evidence = [
+            step(
+                self.block,
+                data,
+                f"`{owner}.data` is `{owner}` with autograd's checks off",
+                Role.BUILT,
+                owner,
+            ),  # fmt: skip
+            step(
+                self.block,
+                at,
+                "this in-place write is invisible to autograd: wrong gradients are not caught",
+                Role.FAILS,
+                owner,
+            ),  # fmt: skip
+        ]
+        self.findings.append(finding(CODE, Severity.WARNING, message, self.block, at, evidence,
+                                     "write", self.path, suggestion=safe))  # fmt: skip
+
+    def report_read(self, data: ast.Attribute) -> None:
+        owner = short(data.value)
+        message = (
+            f"`{owner}.data` reads the tensor with autograd's checks off; use "
+            f"`{owner}.detach()` (or `.item()` for a number), which shares the storage but "
+            f"still raises if an in-place change breaks a backward"
+        )
+        evidence = [
+            step(
+                self.block,
+                data,
+                f"`{owner}.data`: the same storage, no history, no version checks",
+                Role.BUILT,
+                owner,
+            ),  # fmt: skip
+            step(
+                self.block,
+                data,
+                "in-place changes through it, or to it, go unnoticed by autograd",
+                Role.FAILS,
+                owner,
+            ),  # fmt: skip
+        ]
+        self.findings.append(finding(CODE, Severity.INFO, message, self.block, data, evidence,
+                                     "read", self.path, suggestion=f"{owner}.detach()"))  # fmt: skip
+
+
+class _DropData(ast.NodeTransformer):
+    def visit_Attribute(self, node: ast.Attribute):
+        self.generic_visit(node)
+        return node.value if node.attr == "data" else node
+
+
+def safe_spelling(statement: ast.stmt) -> str:
+    """The statement without `.data`; `p.data = v` becomes `p.copy_(v)`."""
+    fixed = _DropData().visit(copy.deepcopy(statement))
+    if isinstance(fixed, ast.Assign) and len(fixed.targets) == 1:
+        target = fixed.targets[0]
+        if not isinstance(target, (ast.Subscript, ast.Tuple)):
+            fixed = ast.Expr(ast.Call(ast.Attribute(target, "copy_"), [fixed.value], []))
+    try:
+        return " ".join(ast.unparse(fixed).split())
+    except Exception:  # noqa: BLE001 - odd nodes from partial code
+        return "..."
+
+
+def check(scope: Scope, path: str = "") -> list:
+    return DataChecker(scope, path).run()

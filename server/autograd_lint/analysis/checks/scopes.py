@@ -1,0 +1,147 @@
+"""The units the checkers walk: function bodies and the module's own code.
+
+A scope is a list of statements in execution order, each with the block that holds
+it, so evidence spans come out in file coordinates even when the module's code is
+spread over many blocks. Nested functions and methods are scopes of their own.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+from ..blocks import Block
+from ..model import Finding, Role, Severity, Step
+
+FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+LOOPS = (ast.For, ast.AsyncFor, ast.While)
+NO_GRAD_CONTEXTS = frozenset({"no_grad", "inference_mode"})
+
+
+@dataclass
+class Scope:
+    kind: str  # "module", "function"
+    items: list[tuple[Block, ast.stmt]]
+    text: str
+    node: ast.AST | None = None  # the FunctionDef of a function scope
+    # Set for methods: the class body, where `self.<attr> = nn.ReLU(inplace=True)` lives.
+    owner: ast.ClassDef | None = None
+    no_grad: bool = False  # decorated with @torch.no_grad() / @torch.inference_mode()
+    names: dict = field(default_factory=dict)
+
+
+def dotted_name(node: ast.AST) -> str | None:
+    """`torch.nn.functional.relu` for an Attribute chain over a Name, else None."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+        return ".".join(reversed(parts))
+    return None
+
+
+def last_part(dotted: str) -> str:
+    return dotted.rpartition(".")[2]
+
+
+def is_no_grad_context(expr: ast.AST) -> bool:
+    """`torch.no_grad()`, `torch.inference_mode()`, `torch.set_grad_enabled(False)`."""
+    if isinstance(expr, ast.Call):
+        name = dotted_name(expr.func) or ""
+        tail = last_part(name)
+        if tail in NO_GRAD_CONTEXTS:
+            return True
+        if tail == "set_grad_enabled" and expr.args:
+            first = expr.args[0]
+            return isinstance(first, ast.Constant) and first.value is False
+        return False
+    name = dotted_name(expr) or ""
+    return last_part(name) in NO_GRAD_CONTEXTS
+
+
+def source_text(block: Block, node: ast.AST) -> str:
+    first = node.lineno - block.parsed_start
+    last = (getattr(node, "end_lineno", None) or node.lineno) - block.parsed_start + 1
+    return "\n".join(block.lines[max(first, 0) : last])
+
+
+def iter_scopes(blocks: list[Block], wanted) -> list[Scope]:
+    """Scopes whose text passes `wanted(text)`: the cheap filter every checker starts with."""
+    scopes: list[Scope] = []
+    module_items: list[tuple[Block, ast.stmt]] = []
+    module_texts: list[str] = []
+    for block in blocks:
+        if block.error is not None or not block.statements:
+            continue
+        block_relevant = wanted(block.text)
+        texted = False
+        for statement in block.statements:
+            if isinstance(statement, (*FUNCTIONS, ast.ClassDef)):
+                if block_relevant:
+                    _collect_definitions(block, statement, None, wanted, scopes)
+                continue
+            module_items.append((block, statement))
+            if not texted:
+                module_texts.append(block.text)
+                texted = True
+            if block_relevant:
+                for inner in _nested_definitions(statement):
+                    _collect_definitions(block, inner, None, wanted, scopes)
+    text = "\n".join(module_texts)
+    if module_items and wanted(text):
+        scopes.insert(0, Scope("module", module_items, text))
+    return scopes
+
+
+def _collect_definitions(block, node, owner, wanted, scopes) -> None:
+    if isinstance(node, ast.ClassDef):
+        for statement in node.body:
+            if isinstance(statement, (*FUNCTIONS, ast.ClassDef)):
+                _collect_definitions(block, statement, node, wanted, scopes)
+        return
+    text = source_text(block, node)
+    if not wanted(text):
+        return
+    no_grad = any(is_no_grad_context(d) for d in node.decorator_list)
+    scopes.append(Scope("function", [(block, s) for s in node.body], text, node, owner, no_grad))
+    for statement in node.body:
+        for inner in _nested_definitions(statement):
+            _collect_definitions(block, inner, None, wanted, scopes)
+
+
+def _nested_definitions(statement: ast.stmt):
+    """Functions and classes defined inside a function body (not inside those)."""
+    todo = [statement]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (*FUNCTIONS, ast.ClassDef)):
+            yield node
+            continue
+        todo.extend(ast.iter_child_nodes(node))
+
+
+def step(block: Block, node: ast.AST, message: str, role: Role = Role.NOTE, name=None) -> Step:
+    return Step(block.span_of(node), message, role, name)
+
+
+def finding(code, severity: Severity, message, block, node, steps, kind, path="", **extra):
+    return Finding(
+        code,
+        severity,
+        message,
+        block.span_of(node),
+        tuple(steps),
+        kind=kind,
+        path=path,
+        extra=extra,
+    )
+
+
+def short(node: ast.AST, limit: int = 40) -> str:
+    try:
+        text = " ".join(ast.unparse(node).split())
+    except Exception:  # noqa: BLE001 - partial code: a label is optional
+        return "this expression"
+    return text if len(text) <= limit else text[: limit - 1] + "…"
