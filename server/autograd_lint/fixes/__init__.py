@@ -1,0 +1,13 @@
+"""Quick fixes for findings, each one a lossless rewrite turned into minimal text edits.
+
+    fixes_for(source, finding) -> list[Fix]       # computed on demand, for one finding
+    apply_fixes(source, fixes) -> str
+    fix_all(source, findings) -> (new_source, applied, remaining)
+
+Positions follow the analysis model: 1-based lines, 0-based code-point columns.
+"""
+
+from .engine import apply_fixes, fix_all, fixes_for
+from .model import Fix, TextEdit
+
+__all__ = ["Fix", "TextEdit", "apply_fixes", "fix_all", "fixes_for"]

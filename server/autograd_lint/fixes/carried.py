@@ -1,0 +1,407 @@
+"""AG001 fixes for state carried from one iteration to the next.
+
+- carried tensors (an RNN's hidden state, an evolving weight, a buffer): detach them
+  at the top of the loop body, where each iteration starts; an LSTM's `(h, c)` tuple
+  element by element; a state that is still `None` (or a number) before the first
+  iteration behind a guard; a leaf that requires grad stays one.
+- a bare `hidden.detach()` whose result is thrown away: assign it.
+- an accumulated loss that is back-propagated: back-propagate each iteration's own
+  loss and add only its value to the running sum, or (when the backward runs every
+  few iterations) start the sum again after each backward.
+- state stored on an object (`self.hidden`): detach it where it is stored, or at the
+  start of the method when the method still uses the stored value.
+- a list that collects graph-carrying values: empty it after the backward.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from ..analysis.model import Role
+from .common import detach_statement, fresh_name, is_backward_call, requires_grad_leaves
+from .context import Candidate, Context, bound_before, is_inside
+from .infer import LIST, TENSOR, _match_attribute, dotted, walk_scope
+
+
+def carried_fixes(ctx: Context) -> list[Candidate]:
+    loop = ctx.loop()
+    steps = ctx.finding.steps(Role.CARRIED)
+    if loop is None or not steps:
+        return []
+    carriers = _ordered_carriers(ctx, steps)
+    if ctx.finding.kind == "accumulated":
+        found = _accumulated_loss(ctx, loop, carriers)
+        if found:
+            return found
+    out = []
+    lists = [name for name, _ in carriers if LIST in _kinds(ctx, name, loop)]
+    if lists:
+        return _empty_lists(ctx, carriers)
+    out.extend(_assign_bare_detach(ctx, loop, carriers))
+    out.extend(_detach_at_loop_top(ctx, loop, carriers, preferred=not out))
+    return out
+
+
+def _kinds(ctx: Context, name: str, loop: ast.AST) -> set[str]:
+    return ctx.inference.name_kinds(name, ctx.doc.scope_of(loop))
+
+
+def _ordered_carriers(ctx, steps) -> list[tuple[str, ast.stmt]]:
+    """(name, binding statement), in source order, each name once."""
+    seen, out = set(), []
+    for step in steps:
+        statement = ctx.statement_for(step.span)
+        if step.name in seen or statement is None:
+            continue
+        seen.add(step.name)
+        column = next(
+            (
+                n.col_offset
+                for n in ast.walk(statement)
+                if isinstance(n, ast.Name) and n.id == step.name
+            ),
+            0,
+        )
+        out.append(((statement.lineno, column), step.name, statement))
+    out.sort(key=lambda item: item[0])
+    return [(name, statement) for _, name, statement in out]
+
+
+# -- detach at the top of the loop -----------------------------------------------------
+def _detach_at_loop_top(ctx, loop, carriers, preferred) -> list[Candidate]:
+    doc = ctx.doc
+    names = [name for name, _ in carriers if "." not in name]
+    if not names or len(names) != len(carriers):
+        return []
+    if not all(bound_before(doc, name, loop) for name in names):
+        return _detach_where_bound(ctx, loop, carriers, preferred)
+    loop_cst = doc.cst_statement(loop)
+    if loop_cst is None or not _has_indented_body(loop_cst):
+        return []
+    typed = [(name, _kinds(ctx, name, loop)) for name in names]
+    leaves = requires_grad_leaves(doc.scope_of(loop), set(names))
+    code = detach_statement(typed, ctx.torch, leaves)
+    if code is None:
+        return []
+    plan = ctx.plan()
+    plan.insert_at_top(loop_cst, code)
+    shown = " and ".join(f"`{name}`" for name in names)
+    title = f"Detach {shown} at the start of each iteration"
+    return [ctx.candidate(title, plan, preferred, "detach-loop-top")]
+
+
+def _detach_where_bound(ctx, loop, carriers, preferred) -> list[Candidate]:
+    """For a name with no value before the loop: store it detached (`prev = loss.detach()`)."""
+    doc = ctx.doc
+    if len(carriers) != 1:
+        return []
+    name, statement = carriers[0]
+    if not (
+        isinstance(statement, ast.Assign)
+        and len(statement.targets) == 1
+        and isinstance(statement.targets[0], ast.Name)
+        and is_inside(doc, statement, loop)
+    ):
+        return []
+    scope = doc.scope_of(loop)
+    if ctx.inference.kinds(statement.value, scope) != {TENSOR}:
+        return []
+    # The value is read later in the same iteration: detaching it there would cut the
+    # gradient of this iteration's own loss.
+    later = [
+        n
+        for n in ast.walk(loop)
+        if isinstance(n, ast.Name)
+        and n.id == name
+        and isinstance(n.ctx, ast.Load)
+        and (n.lineno, n.col_offset) > (statement.end_lineno, statement.end_col_offset)
+    ]
+    if later:
+        return []
+    value = doc.cst_expression(statement.value)
+    if value is None:
+        return []
+    text = doc.text(statement.value)
+    simple = isinstance(statement.value, (ast.Name, ast.Attribute, ast.Call, ast.Subscript))
+    detached = f"{text}.detach()" if simple else f"({text}).detach()"
+    plan = ctx.plan()
+    plan.replace(value, doc.parse_expression(detached))
+    title = f"Store `{name}` detached: `{name} = {detached}`"
+    return [ctx.candidate(title, plan, preferred, "detach-where-bound")]
+
+
+def _assign_bare_detach(ctx, loop, carriers) -> list[Candidate]:
+    """`hidden.detach()` alone on a line does nothing: make it `hidden = hidden.detach()`."""
+    doc = ctx.doc
+    names = {name for name, _ in carriers}
+    out = []
+    for statement in loop.body:
+        call = statement.value if isinstance(statement, ast.Expr) else None
+        if not (
+            isinstance(call, ast.Call)
+            and not call.args
+            and isinstance(call.func, ast.Attribute)
+            and call.func.attr == "detach"
+            and isinstance(call.func.value, ast.Name)
+            and call.func.value.id in names
+        ):
+            continue
+        name = call.func.value.id
+        if _kinds(ctx, name, loop) != {TENSOR}:
+            continue
+        line = doc.cst_statement(statement)
+        if line is None:
+            continue
+        plan = ctx.plan()
+        small = line.body[0]
+        new_small = doc.parse_statements(f"{name} = {doc.text(call)}\n")[0].body[0]
+        plan.replace(small, new_small)
+        title = f"Keep the detached value: `{name} = {doc.text(call)}`"
+        out.append(ctx.candidate(title, plan, True, "assign-detach"))
+    return out
+
+
+def _has_indented_body(node) -> bool:
+    import libcst as cst
+
+    return isinstance(getattr(node, "body", None), cst.IndentedBlock)
+
+
+# -- an accumulated loss that is back-propagated ---------------------------------------
+def _accumulated_loss(ctx, loop, carriers) -> list[Candidate]:
+    doc = ctx.doc
+    call = ctx.fails_call()
+    if len(carriers) != 1 or call is None or not is_backward_call(call):
+        return []
+    name, accumulation = carriers[0]
+    receiver = call.func.value
+    if not (isinstance(receiver, ast.Name) and receiver.id == name):
+        return []
+    term = _accumulated_term(accumulation, name)
+    backward = doc.statement_containing(doc.span(call))
+    if term is None or not isinstance(backward, ast.Expr) or backward.value is not call:
+        return []
+    if not (is_inside(doc, accumulation, loop) and is_inside(doc, backward, loop)):
+        return []
+    same_block = doc.block_of(accumulation)[2] is doc.block_of(backward)[2]
+    if same_block and backward.lineno > accumulation.end_lineno:
+        return _backward_own_loss(ctx, name, accumulation, term, call)
+    return _restart_sum(ctx, name, loop, backward)
+
+
+def _accumulated_term(statement, name) -> ast.expr | None:
+    """`E` in `name += E`, `name = name + E` or `name = E + name`."""
+    if (
+        isinstance(statement, ast.AugAssign)
+        and isinstance(statement.op, ast.Add)
+        and isinstance(statement.target, ast.Name)
+        and statement.target.id == name
+    ):
+        return statement.value
+    if (
+        isinstance(statement, ast.Assign)
+        and len(statement.targets) == 1
+        and isinstance(statement.targets[0], ast.Name)
+        and statement.targets[0].id == name
+        and isinstance(statement.value, ast.BinOp)
+        and isinstance(statement.value.op, ast.Add)
+    ):
+        left, right = statement.value.left, statement.value.right
+        if isinstance(left, ast.Name) and left.id == name:
+            return right
+        if isinstance(right, ast.Name) and right.id == name:
+            return left
+    return None
+
+
+def _backward_own_loss(ctx, name, accumulation, term, call) -> list[Candidate]:
+    doc = ctx.doc
+    scope = doc.scope_of(accumulation)
+    # `.item()` leaves a float; only where the sum is never used as a tensor.
+    tensor_uses = [
+        n
+        for n in walk_scope(scope)
+        if isinstance(n, ast.Attribute)
+        and isinstance(n.value, ast.Name)
+        and n.value.id == name
+        and n is not call.func
+    ]
+    as_number = not tensor_uses and not call.args and not call.keywords
+    plan = ctx.plan()
+    term_cst = doc.cst_expression(term)
+    accumulation_cst = doc.cst_statement(accumulation)
+    receiver_cst = doc.cst_expression(call.func.value)
+    if term_cst is None or accumulation_cst is None or receiver_cst is None:
+        return []
+    if isinstance(term, ast.Name):
+        own = term.id
+    else:
+        own = fresh_name(doc.tree, "batch_loss")
+        plan.insert_before(accumulation_cst, f"{own} = {doc.text(term)}\n")
+    value = f"{own}.item()" if as_number else f"{own}.detach()"
+    plan.replace(term_cst, doc.parse_expression(value))
+    plan.replace(receiver_cst, doc.parse_expression(own))
+    kept = "a plain number" if as_number else "a tensor without its graph"
+    title = f"Back-propagate `{own}` itself and keep `{name}` as {kept}"
+    return [ctx.candidate(title, plan, True, "backward-own-loss")]
+
+
+def _restart_sum(ctx, name, loop, backward) -> list[Candidate]:
+    """The backward runs every few iterations: start the sum again right after it."""
+    doc = ctx.doc
+    start = _initial_number(doc, name, loop)
+    backward_cst = doc.cst_statement(backward)
+    if start is None or backward_cst is None:
+        return []
+    plan = ctx.plan()
+    plan.insert_after(backward_cst, f"{name} = {start}\n")
+    title = f"Start `{name}` again from `{start}` after each backward"
+    return [ctx.candidate(title, plan, True, "restart-sum")]
+
+
+def _initial_number(doc, name, loop) -> str | None:
+    scope = doc.scope_of(loop)
+    found = None
+    for node in walk_scope(scope):
+        if (
+            isinstance(node, ast.Assign)
+            and node.lineno < loop.lineno
+            and any(isinstance(t, ast.Name) and t.id == name for t in node.targets)
+            and isinstance(node.value, ast.Constant)
+            and isinstance(node.value.value, (int, float))
+        ):
+            found = doc.text(node.value)
+    return found
+
+
+# -- lists that collect graph-carrying values ------------------------------------------
+def _empty_lists(ctx, carriers) -> list[Candidate]:
+    doc = ctx.doc
+    freed = ctx.freed_call()
+    if freed is None or len(carriers) != 1:
+        return []
+    name, statement = carriers[0]
+    target = _appended_list(statement)
+    backward = doc.statement_containing(doc.span(freed))
+    if target is None or not isinstance(backward, ast.Expr) or backward.value is not freed:
+        return []
+    return _clear_after_backward(ctx, doc.text(target), backward)
+
+
+def _appended_list(statement) -> ast.expr | None:
+    call = statement.value if isinstance(statement, ast.Expr) else None
+    if (
+        isinstance(call, ast.Call)
+        and isinstance(call.func, ast.Attribute)
+        and call.func.attr in ("append", "extend")
+    ):
+        return call.func.value
+    return None
+
+
+def _clear_after_backward(ctx, list_text, backward) -> list[Candidate]:
+    doc = ctx.doc
+    scope = doc.scope_of(backward)
+    # A list that is sampled from (a replay buffer) or indexed is meant to keep its
+    # items; emptying it would change the algorithm, not fix it.
+    for node in ast.walk(doc.tree):
+        if isinstance(node, ast.Subscript) and doc.text(node.value) == list_text:
+            return []
+        sampled = isinstance(node, ast.Call) and (dotted(node.func) or "").startswith("random.")
+        if sampled and any(doc.text(a) == list_text for a in node.args):
+            return []
+    # The list must be reachable under the same name where the backward runs.
+    if not any(
+        isinstance(n, (ast.Name, ast.Attribute)) and doc.text(n) == list_text
+        for n in walk_scope(scope)
+    ):
+        return []
+    backward_cst = doc.cst_statement(backward)
+    if backward_cst is None:
+        return []
+    plan = ctx.plan()
+    plan.insert_after(backward_cst, f"{list_text}.clear()\n")
+    title = f"Empty `{list_text}` after the backward"
+    return [ctx.candidate(title, plan, True, "empty-list")]
+
+
+# -- state stored on an object ---------------------------------------------------------
+def module_state_fixes(ctx: Context) -> list[Candidate]:
+    doc = ctx.doc
+    steps = ctx.finding.steps(Role.STORED)
+    if len(steps) != 1:
+        return []
+    statement = ctx.statement_for(steps[0].span)
+    if statement is None:
+        return []
+    appended = _appended_list(statement)
+    if appended is not None:
+        freed = ctx.freed_call()
+        backward = doc.statement_containing(doc.span(freed)) if freed else None
+        if isinstance(backward, ast.Expr) and backward.value is freed:
+            return _clear_after_backward(ctx, doc.text(appended), backward)
+        return []
+    target = _stored_attribute(statement)
+    if target is None:
+        return []
+    text = doc.text(target)
+    method = doc.scope_of(statement)
+    if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return []
+    owner = next((a for a in doc.ancestors(method) if isinstance(a, ast.ClassDef)), None)
+    kinds = ctx.inference.attribute_kinds(target.attr, owner)
+    if LIST in kinds:
+        return []
+    reads_after = any(
+        isinstance(n, ast.Attribute)
+        and isinstance(n.ctx, ast.Load)
+        and doc.text(n) == text
+        and (n.lineno, n.col_offset) > (statement.end_lineno, statement.end_col_offset)
+        for n in walk_scope(method)
+    )
+    plan = ctx.plan()
+    if not reads_after:
+        statement_cst = doc.cst_statement(statement)
+        # Right after the store the value is what was just stored, never the None
+        # it may have started as.
+        stored = set()
+        for value, path in _match_attribute(statement.targets[0], target.attr, statement.value):
+            stored |= ctx.inference.kinds(value, method, 0, path)
+        code = detach_statement([(text, stored or kinds)], ctx.torch, set())
+        if statement_cst is None or code is None:
+            return []
+        plan.insert_after(statement_cst, code)
+        title = f"Store `{text}` detached, right after it is set"
+        return [ctx.candidate(title, plan, True, "detach-stored")]
+    # The method goes on using the new state (for this call's loss): detach the state it
+    # starts from instead, before its first read.
+    reads_before = any(
+        isinstance(n, ast.Attribute)
+        and isinstance(n.ctx, ast.Load)
+        and doc.text(n) == text
+        and n.lineno <= statement.lineno
+        for n in walk_scope(method)
+    )
+    method_cst = doc.cst_statement(method)
+    code = detach_statement([(text, kinds)], ctx.torch, set())
+    if code is None or not reads_before or method_cst is None or not _has_indented_body(method_cst):
+        return []
+    body = method.body
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+        first = doc.cst_statement(body[0])  # after the docstring
+        if first is None:
+            return []
+        plan.insert_after(first, code)
+    else:
+        plan.insert_at_top(method_cst, code)
+    title = f"Detach `{text}` at the start of `{method.name}()`"
+    return [ctx.candidate(title, plan, True, "detach-stored-on-entry")]
+
+
+def _stored_attribute(statement) -> ast.Attribute | None:
+    if not isinstance(statement, ast.Assign) or len(statement.targets) != 1:
+        return None
+    target = statement.targets[0]
+    elements = target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]
+    stored = [e for e in elements if isinstance(e, ast.Attribute)]
+    return stored[0] if len(stored) == 1 else None
