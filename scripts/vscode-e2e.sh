@@ -49,11 +49,11 @@ cs_cli() {
 # ------------------------------------------------------------------------------ install
 install_apt() {
   local want=""
-  command -v chromium >/dev/null || want="chromium"
+  command -v chromium >/dev/null || want=" chromium"
   command -v curl >/dev/null || want="$want curl"
   { command -v make && command -v g++; } >/dev/null || want="$want build-essential"
   [ -z "$want" ] && return 0
-  log "apt-get install$want"
+  log "apt-get install${want}"
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $want >/dev/null
 }
@@ -99,6 +99,146 @@ do_install() {
   install_code_server
   install_node_modules
   log "install done in $((SECONDS - t0))s ($(du -sh "$PREFIX" | cut -f1) in $PREFIX)"
+}
+
+# ------------------------------------------------------------------------------ test
+RUN=""
+CS_PGID=""
+cleanup() {
+  if [ -n "$CS_PGID" ]; then kill -- "-$CS_PGID" 2>/dev/null || true; fi
+  if [ -n "$RUN" ]; then rm -rf "$RUN"; fi
+}
+
+check_installed() {
+  local missing=""
+  [ -x "$PREFIX/node24/bin/node" ] || missing="$missing node24"
+  [ -f "$PREFIX/cs/.complete" ] || missing="$missing code-server"
+  command -v chromium >/dev/null || missing="$missing chromium"
+  [ -d "$ROOT/node_modules/playwright-core" ] || missing="$missing node_modules"
+  if [ -n "$missing" ]; then
+    echo "not installed:$missing -- run: $0 install" >&2
+    exit 3
+  fi
+}
+
+build_extension() {
+  use_node24
+  log "build: esbuild, server wheel, vsce package, tests"
+  (cd "$ROOT" && quietly npm run package && quietly node esbuild.mjs --tests)
+  VSIX="$ROOT/autograd-lint-$(node -p 'require(process.argv[1]).version' "$ROOT/package.json").vsix"
+  log "$(basename "$VSIX"): $(du -k "$VSIX" | cut -f1) KiB"
+  cs_cli --extensions-dir "$RUN/exts" --force --install-extension "$VSIX" >/dev/null
+}
+
+prepare_run() {
+  mkdir -p "$RUN/ud/User" "$RUN/bin" "$RUN/tmp" "$ARTIFACTS"
+  # The workspace is a copy of samples/: the tests apply fixes to it.
+  cp -r "$ROOT/samples" "$RUN/samples"
+  SAMPLE=ag001_rnn_hidden_buggy.py
+  if [ ! -f "$RUN/samples/$SAMPLE" ]; then
+    SAMPLE=rnn_hidden_buggy.py
+    cp "$ROOT/client/test/fixtures/$SAMPLE" "$RUN/samples/"
+  fi
+  # A new user's setup: no autograd-lint setting at all, the server importable from the
+  # `python3` on PATH.
+  # (a wrapper, not a symlink: a venv's python only finds its pyvenv.cfg from its own path)
+  printf '#!/bin/sh\nexec "%s" "$@"\n' "$PYTHON" >"$RUN/bin/python3"
+  chmod +x "$RUN/bin/python3"
+  cat >"$RUN/ud/User/settings.json" <<JSON
+{
+  "workbench.startupEditor": "none",
+  "workbench.secondarySideBar.defaultVisibility": "hidden",
+  "workbench.tips.enabled": false,
+  "telemetry.telemetryLevel": "off",
+  "extensions.autoUpdate": false,
+  "extensions.autoCheckUpdates": false,
+  "extensions.ignoreRecommendations": true,
+  "update.mode": "none",
+  "chat.disableAIFeatures": true,
+  "security.workspace.trust.startupPrompt": "never",
+  "security.workspace.trust.banner": "always"
+}
+JSON
+}
+
+free_port() { "$PYTHON" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+
+# start_code_server NAME EXTENSIONS_DIR [code-server args...]: own session and process group,
+# so the extension host and the Python server die with it.
+start_code_server() {
+  local name=$1 exts=$2
+  shift 2
+  CS_PORT=$(free_port)
+  CS_LOG="$RUN/cs-$name.log"
+  # force-disable-user-env: the VS Code server would otherwise take PATH from a login shell
+  # (whose profile may put another python3 first).
+  PATH="$RUN/bin:$PATH" AGL_SAMPLE=$SAMPLE setsid node "$CS_ENTRY" --bind-addr "127.0.0.1:$CS_PORT" \
+    --auth none --disable-telemetry --disable-update-check --config "$RUN/config.yaml" \
+    --vscode-option force-disable-user-env \
+    --user-data-dir "$RUN/ud" --extensions-dir "$exts" "$@" >"$CS_LOG" 2>&1 &
+  CS_PGID=$!
+  local i
+  for i in $(seq 150); do
+    curl -sf -o /dev/null "http://127.0.0.1:$CS_PORT/healthz" && return 0
+    sleep 0.2
+  done
+  echo "code-server did not answer; its log:" && tail -30 "$CS_LOG"
+  return 1
+}
+
+stop_code_server() {
+  kill -- "-$CS_PGID" 2>/dev/null || true
+  CS_PGID=""
+  # code-server's log and VS Code's (the extension host's, our output channel's) as artifacts
+  local name
+  name=$(basename "$CS_LOG" .log)
+  rm -rf "${ARTIFACTS:?}/$name" && mkdir -p "$ARTIFACTS/$name"
+  cp "$CS_LOG" "$ARTIFACTS/$name/code-server.log"
+  if [ -d "$RUN/ud/logs" ]; then cp -r "$RUN/ud/logs" "$ARTIFACTS/$name/vscode-logs" && rm -rf "$RUN/ud/logs"; fi
+}
+
+# run_session NAME TRUST DRIVER [env...]: one code-server session driven by client/e2e/DRIVER
+run_session() {
+  local name=$1 trust=$2 driver=$3 t0=$SECONDS rc=0
+  shift 3
+  local exts="$RUN/exts" extra=()
+  if [ "$trust" = trusted ]; then extra+=(--disable-workspace-trust); fi
+  if [ "$name" = exthost ]; then
+    exts="$RUN/no-exts"  # the extension comes from the repository instead
+    extra+=(--vscode-option enable-smoke-test-driver)
+  fi
+  mkdir -p "$exts"
+  start_code_server "$name" "$exts" "${extra[@]}" || return 1
+  env CS_URL="http://127.0.0.1:$CS_PORT" WS_DIR="$RUN/samples" SAMPLE="$SAMPLE" SHOTS="$ARTIFACTS" \
+    CHROMIUM="$(command -v chromium)" "$@" timeout 300 node "$ROOT/client/e2e/$driver" || rc=$?
+  stop_code_server
+  if [ $rc != 0 ]; then echo "--- tail of code-server's log ($name)"; tail -20 "$CS_LOG"; fi
+  log "$name: rc=$rc in $((SECONDS - t0))s"
+  return $rc
+}
+
+do_test() {
+  check_installed
+  use_node24
+  RUN=$(mktemp -d "$PREFIX/run.XXXXXX")
+  trap cleanup EXIT
+  # Keep code-server's and chromium's state out of $HOME, and the sockets the VS Code server
+  # leaves behind when killed out of /tmp.
+  export XDG_CONFIG_HOME="$RUN/xdg/config" XDG_DATA_HOME="$RUN/xdg/data" \
+    XDG_CACHE_HOME="$RUN/xdg/cache" XDG_STATE_HOME="$RUN/xdg/state" TMPDIR="$RUN/tmp"
+  export PIP_CACHE_DIR="$PREFIX/pip-cache"
+  mkdir -p "$PREFIX/logs"
+  prepare_run
+  build_extension
+  local passed=0 failed=0 session
+  for session in "exthost trusted exthost.mjs EXT_DEV=$ROOT EXT_TESTS=$ROOT/out/test/index.js" \
+    "ui trusted ui.mjs MODE=trusted" "ui-untrusted untrusted ui.mjs MODE=untrusted"; do
+    # shellcheck disable=SC2086
+    if run_session $session; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAILED: ${session%% *}"; fi
+  done
+  log "artifacts: $ARTIFACTS"
+  echo "$passed passed, $failed failed"
+  [ "$failed" = 0 ]
 }
 
 case "${1:-}" in

@@ -28,6 +28,11 @@ export function activate(context: vscode.ExtensionContext): AutogradLintApi {
   const middleware: NonNullable<LanguageClientOptions["middleware"]> = {
     // The server pulls settings per folder; add what VS Code knows and the settings do not say.
     workspace: {
+      // Sent when a setting in the section changes (the server registers for it): always our
+      // shape, with trust, so that a server reading the payload sees what one pulling does.
+      didChangeConfiguration: async () => {
+        await manager?.sendSettings();
+      },
       configuration: async (params, token, next) => {
         const values = await next(params, token);
         if (!Array.isArray(values) || !manager) {
@@ -81,11 +86,11 @@ export function activate(context: vscode.ExtensionContext): AutogradLintApi {
   };
   context.subscriptions.push(
     vscode.workspace.onDidChangeConfiguration((event) => {
+      // Other changes in the section reach the server through the client's configuration
+      // feature (and the middleware above).
       if (RESTART_KEYS.some((key) => event.affectsConfiguration(key))) {
         launchedWith = launchInputs(servers.scope?.uri);
         void servers.restart();
-      } else if (event.affectsConfiguration(SECTION)) {
-        void servers.sendSettings();
       }
     }),
     // Trust also un-hides the workspace values of restricted settings (interpreter, path, ...).

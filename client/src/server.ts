@@ -8,7 +8,6 @@ import {
   type LanguageClientOptions,
   type ServerOptions,
   State,
-  TransportKind,
 } from "vscode-languageclient/node";
 import { BundledServer } from "./bundledServer";
 import { expandPath, findInterpreter, type Interpreter, probeServer, supportsVenv } from "./python";
@@ -105,7 +104,7 @@ export class ServerManager implements vscode.Disposable {
     const serverOptions: ServerOptions = {
       command: launch.command,
       args: launch.args,
-      transport: TransportKind.stdio,
+      // No `transport`: with TransportKind.stdio the client would append `--stdio`.
       options: { cwd: this.scope?.uri.fsPath, env: { ...process.env, PYTHONUNBUFFERED: "1" } },
     };
     const clientOptions: LanguageClientOptions = {
@@ -130,6 +129,8 @@ export class ServerManager implements vscode.Disposable {
       await client.start();
     } catch (error) {
       this.log.error(`the language server did not start: ${String(error)}`);
+      this.client = undefined;
+      await disposeQuietly(client);
       this.status.show({ kind: "error", detail: "the language server did not start; click for the logs" });
       this.serverCommandsChanged.fire(new Set());
       void this.offerLogs("autograd-lint: the language server did not start.");
@@ -147,12 +148,7 @@ export class ServerManager implements vscode.Disposable {
     const client = this.client;
     this.client = undefined;
     if (client) {
-      try {
-        await client.stop(5000);
-      } catch (error) {
-        this.log.warn(`stopping the server: ${String(error)}`);
-      }
-      await client.dispose();
+      await disposeQuietly(client, (error) => this.log.warn(`stopping the server: ${String(error)}`));
     }
   }
 
@@ -194,7 +190,8 @@ export class ServerManager implements vscode.Disposable {
     const [executable, ...prefix] = command;
     return {
       command: executable,
-      args: [...prefix, "-m", "autograd_lint", "lsp"],
+      // The server's own entry point: it does not import the CLI (or anything heavy).
+      args: [...prefix, "-m", "autograd_lint.lsp"],
       description,
       interpreter: interpreter.command,
     };
@@ -265,5 +262,17 @@ export class ServerManager implements vscode.Disposable {
   async dispose(): Promise<void> {
     await this.stop();
     this.serverCommandsChanged.dispose();
+  }
+}
+
+/** Stops and disposes `client`, which may be in any state (a failed start included). */
+async function disposeQuietly(client: LanguageClient, onError?: (error: unknown) => void): Promise<void> {
+  try {
+    if (client.isRunning()) {
+      await client.stop(5000);
+    }
+    await client.dispose();
+  } catch (error) {
+    onError?.(error);
   }
 }

@@ -1,0 +1,1 @@
+console.log("ui stub"); process.exit(0)

@@ -1,0 +1,77 @@
+// The extension's own commands, as a user (or a code action) runs them.
+import * as assert from "node:assert";
+import * as vscode from "vscode";
+import type { AutogradLintApi } from "../../src/extension";
+import { activeApi, buggySample, ours, positionOf, waitFor, withSetting } from "./helpers";
+
+type Result = { ok: boolean; reason?: string; detail?: string };
+
+suite("commands", () => {
+  let document: vscode.TextDocument;
+  let editor: vscode.TextEditor;
+  let api: AutogradLintApi;
+  const serverCommands = () =>
+    new Set(api.manager.languageClient?.initializeResult?.capabilities.executeCommandProvider?.commands ?? []);
+
+  suiteSetup(async () => {
+    api = await activeApi();
+    document = await vscode.workspace.openTextDocument(buggySample());
+    editor = await vscode.window.showTextDocument(document);
+    await waitFor("AG001", () => (ours(document.uri, "AG001").length > 0 ? true : undefined));
+  });
+
+  test("every contributed command exists", async () => {
+    const all = new Set(await vscode.commands.getCommands(true));
+    for (const id of ["restart", "showLogs", "confirm", "fixAll", "explainRule", "installServer"]) {
+      assert.ok(all.has(`autograd-lint.${id}`), `autograd-lint.${id} is registered`);
+    }
+  });
+
+  test("confirm is refused while runtime.enabled is off (the default)", async () => {
+    const position = positionOf(document, "loss.backward()", 2);
+    editor.selection = new vscode.Selection(position, position);
+    const result = await vscode.commands.executeCommand<Result>("autograd-lint.confirm");
+    assert.deepStrictEqual(result, { ok: false, reason: "disabled" });
+  });
+
+  test("confirm with runtime.enabled in a trusted folder gets past the gate", async () => {
+    assert.ok(vscode.workspace.isTrusted, "this session's folder is trusted");
+    const restore = await withSetting("runtime.enabled", true);
+    try {
+      const position = positionOf(document, "import torch", 1);
+      editor.selection = new vscode.Selection(position, position);
+      const result = await vscode.commands.executeCommand<Result | undefined>("autograd-lint.confirm");
+      // Past trust and the setting: away from a finding, the server's command has nothing to
+      // confirm; a server without the command gets the stand-in's answer.
+      const expected = serverCommands().has("autograd-lint.confirm") ? "no finding" : "unsupported";
+      assert.deepStrictEqual(result, { ok: false, reason: expected });
+    } finally {
+      await restore();
+    }
+  });
+
+  test("explainRule opens the rule's page", async () => {
+    const result = await vscode.commands.executeCommand<Result>("autograd-lint.explainRule", "AG001");
+    assert.strictEqual(result.ok, true);
+    assert.match(result.detail ?? "", /docs\/rules\/AG001\.md$/);
+  });
+
+  test("fixAll applies the server's fix-all action when it offers one", async () => {
+    const kinds = api.manager.languageClient?.initializeResult?.capabilities.codeActionProvider;
+    const offersFixAll =
+      typeof kinds === "object" && (kinds.codeActionKinds ?? []).some((kind) => kind.startsWith("source.fixAll"));
+    const result = await vscode.commands.executeCommand<Result>("autograd-lint.fixAll");
+    try {
+      if (offersFixAll) {
+        assert.strictEqual(result.ok, true, JSON.stringify(result));
+        await waitFor("AG001 fixed", () => (ours(document.uri, "AG001").length === 0 ? true : undefined));
+      } else {
+        assert.deepStrictEqual(result, { ok: false, reason: "no fixes" });
+        assert.ok(ours(document.uri, "AG001").length > 0);
+      }
+    } finally {
+      await vscode.window.showTextDocument(document);
+      await vscode.commands.executeCommand("workbench.action.files.revert");
+    }
+  });
+});
