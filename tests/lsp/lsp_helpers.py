@@ -181,7 +181,7 @@ async def wait_for_publish(
 
 def units(text: str, encoding: str) -> int:
     if encoding == "utf-8":
-        return len(text.encode("utf-8"))
+        return len(text.encode("utf-8", "surrogatepass"))
     if encoding == "utf-32":
         return len(text)
-    return len(text.encode("utf-16-le")) // 2
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2
