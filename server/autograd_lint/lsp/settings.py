@@ -160,26 +160,13 @@ def effective_settings(path: str, client: ClientSettings, problems: list[str]) -
             problems.append(str(exc))
         except OSError:
             pass
-        if _excluded(project, file):
-            return None
+        try:
+            if project.is_excluded(file, parents=True):
+                return None
+        except OSError:
+            pass
     return project.merged(
         select=client.select,
         ignore=client.ignore,
         severity={**project.severity, **client.severity} if client.severity else None,
     )
-
-
-def _excluded(settings: Settings, file: Path) -> bool:
-    # `is_excluded` answers for one path; the CLI prunes excluded directories while
-    # walking, so a file is also excluded when one of its directories is.
-    if settings.root is None or not settings.exclude:
-        return False
-    for candidate in (file, *file.parents):
-        if candidate == settings.root:
-            return False
-        try:
-            if settings.is_excluded(candidate):
-                return True
-        except OSError:
-            return False
-    return False
