@@ -2,9 +2,11 @@
 
 `x.data` is `x`'s storage without its history *and without its version counter*: an
 in-place write through it is invisible to autograd, so a backward that needs the old
-values silently computes wrong gradients instead of raising. Writes outside
-`torch.no_grad()` are warnings (the safe spelling is `with torch.no_grad(): p.copy_(...)`);
-reads in code that calls backward are informational (`x.detach()` keeps the checks).
+values silently computes wrong gradients instead of raising. In training code (a scope
+that calls backward or steps) writes outside `torch.no_grad()` are warnings (the safe
+spelling is `with torch.no_grad(): p.copy_(...)`) and reads are informational
+(`x.detach()` keeps the checks). Elsewhere (init and weight-surgery code) in-place writes
+are informational and whole-tensor swaps (`p.data = p.data.half()`) are not reported.
 
 Only receivers that are visibly tensors count: parameters (`m.weight`, `p` from
 `model.parameters()`), values computed by torch or a model, and tensor-like names
@@ -53,7 +55,8 @@ class DataChecker:
     def __init__(self, scope: Scope, path: str):
         self.scope = scope
         self.path = path
-        self.training = "backward" in scope.text
+        text = scope.text
+        self.training = "backward" in text or "step(" in text
         self.tensors: set[str] = set()
         self.block = None
         self.findings = []
@@ -189,6 +192,13 @@ class DataChecker:
 
     def report_write(self, data: ast.Attribute, at: ast.AST, statement: ast.stmt) -> None:
         owner = short(data.value)
+        severity = Severity.WARNING
+        if not self.training:
+            # Weight surgery and init code: no graph of this scope is pending. Swapping a
+            # parameter's tensor (`p.data = p.data.half()`) has no copy_() equivalent.
+            if isinstance(at, ast.Assign) and at.targets[0] is data:
+                return
+            severity = Severity.INFO
         safe = safe_spelling(statement)
         message = (
             f"write through `{owner}.data`: autograd does not see it (the version counter is "
@@ -211,7 +221,7 @@ class DataChecker:
                 owner,
             ),  # fmt: skip
         ]
-        self.findings.append(finding(CODE, Severity.WARNING, message, self.block, at, evidence,
+        self.findings.append(finding(CODE, severity, message, self.block, at, evidence,
                                      "write", self.path, suggestion=safe))  # fmt: skip
 
     def report_read(self, data: ast.Attribute) -> None:

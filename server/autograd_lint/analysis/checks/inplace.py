@@ -51,7 +51,7 @@ class Val:
     grad: int = MAYBE
     storage: frozenset = frozenset()  # empty: writes to it are invisible (`.data`, numbers)
     deps: frozenset = frozenset()  # ids of saving ops in its history
-    module: str | None = None  # "inplace", "model", or an op name for nn.Sigmoid() & co.
+    module: str | None = None  # "inplace:ReLU", "model", or an op name for nn.Sigmoid() & co.
     items: tuple | None = None  # elements of a tuple/list literal
 
 
@@ -371,7 +371,7 @@ class InplaceChecker:
         constructed = name.startswith(("nn.", "torch.nn.")) and tail[:1].isupper()
         if constructed:
             if isinstance(inplace, ast.Constant) and inplace.value is True:
-                return Val(module="inplace") if tail in table.INPLACE_MODULES else CONST
+                return Val(module=f"inplace:{tail}") if tail in table.INPLACE_MODULES else CONST
             if tail in table.MODULES:
                 return Val(module=table.MODULES[tail].op)
             if tail == "Parameter":
@@ -383,8 +383,7 @@ class InplaceChecker:
             (isinstance(inplace, ast.Constant) and inplace.value is True)
             or (tail.endswith("_") and not tail.startswith("_"))
         ):
-            self.modified(args[0], node, short(operands[0][1]))
-            return args[0]
+            return self.inplace_op(tail.rstrip("_"), args[0], node, short(operands[0][1]))
         if tail in api.FACTORIES:
             wants = keywords.get("requires_grad")
             grad = YES if isinstance(wants, ast.Constant) and wants.value is True else NO
@@ -404,9 +403,9 @@ class InplaceChecker:
         if method.endswith("_") and not method.startswith("__"):
             if method == "requires_grad_":
                 return replace(receiver, grad=YES)
-            if method not in table.NOT_MODIFYING:
-                self.modified(receiver, node, short(func.value))
-            return receiver
+            if method in table.NOT_MODIFYING:
+                return receiver
+            return self.inplace_op(method[:-1], receiver, node, short(func.value))
         if method in table.VIEW_METHODS or method in AS_IS_METHODS:
             if method == "detach":
                 return Val(tensor=True, grad=NO, storage=receiver.storage)
@@ -424,9 +423,9 @@ class InplaceChecker:
 
     def module_call(self, node, module: str, operands) -> Val:
         first, first_node = operands[0]
-        if module == "inplace":
-            self.modified(first, node, short(first_node))
-            return first
+        if module.startswith("inplace:"):
+            op_name = table.MODULES[module[8:]].op if module[8:] in table.MODULES else ""
+            return self.inplace_op(op_name, first, node, short(first_node))
         if module == "model":
             deps = frozenset().union(*(v.deps for v, _ in operands))
             return self.fresh(Val(tensor=True, grad=YES, deps=deps))
@@ -456,6 +455,10 @@ class InplaceChecker:
                 saved.append((second, f"`{short(second_node)}`"))
         if not saved:
             return result
+        return replace(result, deps=deps | {self.record(node, saved)})
+
+    def record(self, node: ast.AST, saved: list[tuple[Val, str]]) -> int:
+        """A new saving op; returns its id for the histories of the values it makes."""
         op = next(self.ids)
         records = []
         for value, what in saved:
@@ -464,7 +467,16 @@ class InplaceChecker:
                 records.append(record)
                 self.by_storage.setdefault(storage, []).append(record)
         self.saves[op] = records
-        return replace(result, deps=deps | {op})
+        return op
+
+    def inplace_op(self, op_name: str, value: Val, node: ast.AST, label: str) -> Val:
+        """`x.relu_()`, `F.relu(x, inplace=True)`, `nn.ReLU(inplace=True)(x)`: a modification,
+        and for ops that save their result, a save of `x` itself (the result is `x`)."""
+        self.modified(value, node, label)
+        info = table.BY_NAME.get(op_name)
+        if info is None or not info.output or self.no_grad or value.grad != YES:
+            return value
+        return replace(value, deps=value.deps | {self.record(node, [(value, "its result")])})
 
     def modified(self, value: Val, node: ast.AST, label: str) -> None:
         for storage in value.storage:

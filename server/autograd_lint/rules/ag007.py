@@ -1,0 +1,103 @@
+"""AG007 inplace-modifies-saved-tensor: an in-place op changes a tensor a later backward needs.
+
+What it does
+    Within one function (or the module's code), in straight-line order, flags an in-place
+    modification — `x += 1`, `x *= 2`, `x.mul_()`, `x.add_()`, `x.clamp_()`,
+    `x[...] = ...`, `F.relu(x, inplace=True)`, `x.relu_()`, `nn.ReLU(inplace=True)(x)` —
+    of a tensor that an earlier op saved for backward, when a later `backward()` in the
+    same function runs through that op. Saved tensors come from a small table checked
+    against torch: the *results* of `sigmoid`, `tanh`, `exp`, `sqrt`, `relu`, `softmax`,
+    `log_softmax`; the *inputs* of `log`, `pow`/`**`, `sin`, `cos`, `abs`, `gelu`, `silu`,
+    `elu`, `leaky_relu`; each operand of `*`/`mul`, `@`/`matmul`/`mm`/`bmm`, `/`/`div`
+    when the other operand requires grad. Views share the check (`y[0].zero_()` modifies
+    `y`), and so does `.detach()`; writes through `.data` do not (see AG006). Only
+    operands known to require grad count, so `x * 2` followed by `x.add_(1)` is fine.
+
+Why it is bad
+    The backward raises `RuntimeError: one of the variables needed for gradient
+    computation has been modified by an inplace operation`, far from the line at fault —
+    the traceback points at `backward()`, not at the in-place op. It raises even when the
+    modification ran under `torch.no_grad()`.
+
+Example
+    probs = torch.softmax(logits, dim=1)
+    probs[:, 0] = 0                  # AG007: softmax saved `probs` for its backward
+    loss = -(probs * targets).sum()
+    loss.backward()                  # raises here
+
+Fix
+    Use the out-of-place form (`probs = probs.masked_fill(mask, 0)`, `h = h + 1`,
+    `F.relu(x)` without `inplace=True`), or `.clone()` the tensor before modifying the copy.
+"""
+
+from ..analysis.model import Severity
+from . import Rule
+
+RULE = Rule(
+    "AG007",
+    "inplace-modifies-saved-tensor",
+    Severity.ERROR,
+    "An in-place operation modifies a tensor that an earlier op saved for backward; the "
+    "backward will raise 'modified by an inplace operation'",
+)
+
+VALID = [
+    # Out-of-place update: `h` is rebound, the saved tensor is untouched.
+    """
+import torch
+w = torch.randn(3, requires_grad=True)
+h = torch.sigmoid(w * 2)
+h = h + 1
+h.sum().backward()
+""",
+    # `x * 2` does not save `x` (a number's gradient is not wanted).
+    """
+import torch
+w = torch.randn(3, requires_grad=True)
+x = w * 1
+y = x * 2
+x.add_(1)
+y.sum().backward()
+""",
+    # The parameters are updated in place after the backward has used them.
+    """
+import torch
+x, target = torch.randn(8, 3), torch.randn(8, 1)
+w = torch.randn(3, 1, requires_grad=True)
+for step in range(3):
+    pred = torch.sigmoid(x @ w)
+    loss = (pred - target).pow(2).mean()
+    loss.backward()
+    with torch.no_grad():
+        w -= 0.1 * w.grad
+        w.grad.zero_()
+""",
+]
+
+INVALID = [
+    """
+import torch
+w = torch.randn(4, 3, requires_grad=True)
+logits = torch.randn(2, 4) @ w
+probs = torch.softmax(logits, dim=1)
+probs[:, 0] = 0  # expect: AG007
+loss = probs.sum()
+loss.backward()
+""",
+    """
+import torch
+import torch.nn.functional as F
+w = torch.randn(3, requires_grad=True)
+h = torch.tanh(w * 2)
+out = F.relu(h, inplace=True)  # expect: AG007
+out.sum().backward()
+""",
+    """
+import torch
+data = torch.randn(3)
+w = torch.randn(3, requires_grad=True)
+y = data * w
+data += 1  # expect: AG007
+y.sum().backward()
+""",
+]
