@@ -36,7 +36,7 @@ def test_invalid_examples_find_exactly_the_marks(code, source):
     assert sorted((f.span.start.line, f.code) for f in findings) == marks(source)
     assert any(f.code == code for f in findings)
     for finding in findings:
-        if finding.code != "AG000":
+        if finding.code in ("AG001", "AG002"):
             roles = [step.role.value for step in finding.evidence]
             assert roles[0] == "built" and roles[-1] == "fails", roles
 

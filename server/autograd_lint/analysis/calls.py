@@ -87,6 +87,7 @@ class CallMixin:
         if method == "backward" and receiver.kind == ELEMENT:
             # One element of a container of graphs: which one, we cannot tell.
             self.eval_arguments(node)
+            self.lifetimes.note_backward(self, receiver.origins)
             return NOTHING
         if method == "backward" and not node.args:
             self.eval_arguments(node)
@@ -98,6 +99,8 @@ class CallMixin:
             target = self.ev(node.args[0])
             if target.kind != ELEMENT:
                 self.backward(node, target, node)
+            else:
+                self.lifetimes.note_backward(self, target.origins)
             return NOTHING
         if receiver.kind in (MODULE, OBJECT) and receiver.ref is not None:
             local = self.local_method(receiver.ref, method)
@@ -147,7 +150,7 @@ class CallMixin:
         if method in api.CONTAINER_CLEARERS:
             self.assign_to(func.value, Val(EMPTY, CONTAINER), node)
             return NOTHING
-        if receiver.kind == CONTAINER or method in api.CONTAINER_ADDERS:
+        if receiver.kind == CONTAINER or method in api.LIST_ADDERS:
             if method in api.CONTAINER_ADDERS:
                 added = EMPTY.union(*(a.origins for a in args))
                 if added:

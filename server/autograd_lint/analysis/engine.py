@@ -183,6 +183,13 @@ class Program:
         return [fn for fn in self.functions if id(fn) in relevant]
 
 
+def parameter_names(node) -> set[str]:
+    arguments = node.args
+    names = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]
+    names += [a for a in (arguments.vararg, arguments.kwarg) if a is not None]
+    return {a.arg for a in names}
+
+
 def function_text(fn: FunctionRef) -> str:
     block = fn.block
     first = fn.node.lineno - block.parsed_start
@@ -209,7 +216,8 @@ def analyze_blocks(blocks: list[Block], cache: AnalysisCache | None) -> list[Raw
         except Exception:  # noqa: BLE001 - one root's failure must not cost the others
             log.exception("autograd-lint: internal error analysing module-level code")
             globals_env = {}
-        cached = (list(reporter.findings.values()), globals_env, interp.instances)
+        raws = [*reporter.findings.values(), *interp.lifetimes.finish(interp, frozenset(), set())]
+        cached = (raws, globals_env, interp.instances)
         _count(cache, "roots_run")
     else:
         _count(cache, "roots_reused")
@@ -228,12 +236,15 @@ def analyze_blocks(blocks: list[Block], cache: AnalysisCache | None) -> list[Raw
         raws = previous.get(key) if key is not None else None
         if raws is None:
             reporter = Reporter()
+            raws = []
             try:
                 interp = Interpreter(program.classes, reporter, instances)
                 interp.run_root_function(fn, globals_env)
+                escaping = frozenset().union(*(v.origins for v in interp.frame.returns))
+                raws = interp.lifetimes.finish(interp, escaping, parameter_names(fn.node))
             except Exception:  # noqa: BLE001
                 log.exception("autograd-lint: internal error analysing %s()", fn.node.name)
-            raws = list(reporter.findings.values())
+            raws = [*reporter.findings.values(), *raws]
             _count(cache, "roots_run")
         else:
             _count(cache, "roots_reused")

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from . import torch_api as api
 from .calls import CallMixin, literal_keyword
 from .exprs import ExpressionMixin, dotted_name
+from .lifetimes import LifetimeTracker
 from .values import (
     CLASS,
     CONTAINER,
@@ -92,6 +93,8 @@ class LoopFrame:
     entry: State
     block: object = None
     pass1_end: State | None = None
+    pass2_end: State | None = None
+    trains: bool = False  # a backward ran inside it
     breaks: list = field(default_factory=list)
     continues: list = field(default_factory=list)
 
@@ -120,6 +123,7 @@ class Interpreter(ExpressionMixin, CallMixin):
         self.instances: dict[object, ClassInfo] = instances if instances is not None else {}
         self.seq = 0
         self.inlined = 0
+        self.lifetimes = LifetimeTracker()
         self.frame: Frame = Frame(None, None)
         self.state: State | None = State({}, {}, {})
 
@@ -403,12 +407,16 @@ class Interpreter(ExpressionMixin, CallMixin):
                 self.context.pop()
                 if number == 1:
                     loop.pass1_end = end
+                else:
+                    loop.pass2_end = end
                 if end is None:
                     break
                 last_end = end
                 start = end  # pass 2 runs after pass 1 ran to its end
         finally:
             self.leave_loop()
+        if loop.pass2_end is not None:
+            self.lifetimes.on_loop_end(self, loop, loop.pass2_end)
         # Assume the body ran at least once: joining in the zero-iteration path would
         # forget every graph the loop freed.
         after = join_states([last_end, *loop.breaks])
@@ -425,6 +433,7 @@ class Interpreter(ExpressionMixin, CallMixin):
         nodes = [o for o in val.origins if not o.leaf and o not in behind]
         if not nodes:
             return
+        self.lifetimes.on_backward(self, call, nodes, literal_keyword(call, "retain_graph") is True)
         freed = self.state.freed
         stale = [o for o in nodes if o in freed]
         if stale:

@@ -70,6 +70,8 @@ PARAMETER_METHODS = frozenset({"parameters", "named_parameters"})
 
 # Container methods that put their arguments into the receiver.
 CONTAINER_ADDERS = frozenset({"append", "extend", "insert", "add", "appendleft", "update", "push", "put"})  # fmt: skip
+# The adders that only lists and deques have: safe to trust on an object we did not see built.
+LIST_ADDERS = frozenset({"append", "extend", "insert", "appendleft"})
 # Container methods that read an element out.
 CONTAINER_READERS = frozenset({"pop", "popleft", "get", "values", "items", "copy", "sample_batch"})  # fmt: skip
 

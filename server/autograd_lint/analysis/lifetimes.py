@@ -1,0 +1,219 @@
+"""The quieter graph-lifetime mistakes: history that outlives its iteration.
+
+AG003: a value (a running total, a list of losses) keeps every iteration's graph
+alive because no single backward ever consumes it across iterations — it only
+grows. AG004: `retain_graph=True` on a backward whose graph the next iteration reaches
+(it hides AG001 and makes each step slower than the last), or on a backward that
+no later backward of the step needs.
+
+The interpreter calls the `on_*` hooks; `finish` runs once per analysis root.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+from .model import Role
+from .report import RawFinding, RawStep, call_text, names_read_before_written, source_of
+from .values import CONTAINER, Site
+
+
+@dataclass(eq=False)
+class Accumulator:
+    name: str
+    site: Site  # the statement that grows it
+    loop: Site
+    first_pass: frozenset
+    second_pass: frozenset
+    is_container: bool
+
+
+@dataclass(eq=False)
+class Retained:
+    site: Site
+    context: tuple
+    origins: frozenset
+    frame: object
+    used: bool = False
+
+
+@dataclass(eq=False)
+class LifetimeTracker:
+    backward_sets: list = field(default_factory=list)
+    accumulators: dict = field(default_factory=dict)
+    retained: list = field(default_factory=list)
+    findings: list = field(default_factory=list)
+
+    # -- hooks ----------------------------------------------------------------------------
+    def on_backward(self, interp, call: ast.Call, nodes: list, explicit_retain: bool) -> None:
+        origins = frozenset(nodes)
+        self.note_backward(interp, origins)
+        for record in self.retained:
+            if not record.used and record.origins & origins:
+                record.used = True
+        if not explicit_retain:
+            return
+        context = tuple(interp.context)
+        carried = [
+            o
+            for o in nodes
+            if len(o.context) == len(context)
+            and o.context != context
+            and o.context[:-1] == context[:-1]
+        ]
+        site = interp.site(call)
+        if carried and context and context[-1].number == 2:
+            self.findings.append(self._retained_carried(interp, call, site, carried))
+        self.retained.append(Retained(site, context, origins, interp.frame))
+
+    def note_backward(self, interp, origins: frozenset) -> None:
+        """Any backward, also one whose target we cannot pin down (a list element)."""
+        self.backward_sets.append((origins, tuple(interp.context)))
+        for loop in interp.loop_frames:
+            loop.trains = True
+
+    def on_loop_end(self, interp, loop, end_state) -> None:
+        """After pass 2 of a loop: which bindings grew over both passes?"""
+        if not loop.trains:
+            # Only training loops: an evaluation loop that forgot `no_grad` is a lesser
+            # cost, and loops that merely shuffle modules around are not worth a warning.
+            return
+        first = loop_pass(loop.node, 1)
+        second = loop_pass(loop.node, 2)
+        live = None
+        for name, binding in end_state.env.items():
+            if binding.site is None:
+                continue
+            p1 = frozenset(o for o in binding.val.origins if not o.leaf and first in o.context)
+            if not p1:
+                continue
+            p2 = frozenset(o for o in binding.val.origins if not o.leaf and second in o.context)
+            if not p2:
+                continue
+            if live is None:
+                body = getattr(loop.node, "body", None)
+                live = names_read_before_written(body if isinstance(body, list) else [])
+            if name not in live:
+                continue
+            key = (id(binding.site.node), name)
+            self.accumulators.setdefault(
+                key,
+                Accumulator(
+                    name,
+                    binding.site,
+                    Site(loop.block, loop.node),
+                    p1,
+                    p2,
+                    binding.val.kind == CONTAINER,
+                ),
+            )
+        # A retain_graph=True that nothing in its own step needed.
+        for record in self.retained:
+            if (
+                not record.used
+                and record.frame is interp.frame
+                and record.context
+                and record.context[-1] == second
+            ):
+                self.findings.append(self._retained_unneeded(record))
+                record.used = True  # report once
+
+    def finish(self, interp, escaping: frozenset, parameters: set[str]) -> list[RawFinding]:
+        for accumulator in self.accumulators.values():
+            if accumulator.name in parameters:
+                continue
+            if (accumulator.first_pass | accumulator.second_pass) & escaping:
+                continue
+            if any(self._consumes(accumulator, s, c) for s, c in self.backward_sets):
+                continue
+            self.findings.append(self._accumulated(accumulator))
+        return self.findings
+
+    @staticmethod
+    def _consumes(acc: Accumulator, origins: frozenset, context: tuple) -> bool:
+        """Whether a backward uses the accumulated graphs, so keeping them is the point."""
+        if origins & acc.first_pass and origins & acc.second_pass:
+            return True  # one backward over several iterations (or AG001 says it fails)
+        inside = any(p.loop is acc.loop.node for p in context)
+        return not inside and bool(origins & (acc.first_pass | acc.second_pass))
+
+    # -- findings -------------------------------------------------------------------------
+    @staticmethod
+    def _accumulated(acc: Accumulator) -> RawFinding:
+        origin = min(acc.first_pass, key=lambda o: o.seq)
+        how = "collects" if acc.is_container else "accumulates"
+        fix = (
+            f"store `.detach()`ed values (or `.item()`) in `{acc.name}`"
+            if acc.is_container
+            else f"accumulate `.item()` (or `.detach()`) into `{acc.name}`"
+        )
+        steps = [
+            RawStep(origin.site, f"graph built here: `{source_of(origin.site)}`", Role.BUILT),
+            RawStep(
+                acc.site,
+                f"`{acc.name}` {how} it and keeps it alive into every later iteration",
+                Role.CARRIED,
+                acc.name,
+            ),
+        ]
+        message = (
+            f"`{acc.name}` {how} autograd history across iterations: every iteration's graph "
+            f"stays alive and it grows each step (memory and time); {fix}"
+        )
+        return RawFinding(
+            "AG003",
+            "container" if acc.is_container else "running-total",
+            message,
+            [],
+            acc.site,
+            steps,
+            loop=acc.loop,
+            extra={"carried": [acc.name]},
+        )
+
+    @staticmethod
+    def _retained_carried(interp, call, site: Site, carried: list) -> RawFinding:
+        origin = min(carried, key=lambda o: o.seq)
+        steps = [
+            RawStep(
+                origin.site,
+                f"graph built here in iteration 1: `{source_of(origin.site)}`",
+                Role.BUILT,
+            ),
+            RawStep(
+                site,
+                f"`{call_text(call)}` with `retain_graph=True` keeps it, and every later "
+                "iteration's backward walks it again",
+                Role.FAILS,
+            ),
+        ]
+        message = (
+            "`retain_graph=True` in a loop whose graph the next iteration reaches: it hides "
+            "the carried-graph error (AG001) while every step back-propagates through all "
+            "earlier iterations, so each step is slower than the last; detach the carried "
+            "state instead"
+        )
+        return RawFinding("AG004", "retain-carried", message, [], site, steps)
+
+    @staticmethod
+    def _retained_unneeded(record: Retained) -> RawFinding:
+        steps = [
+            RawStep(
+                record.site,
+                f"`{call_text(record.site.node)}` keeps its graph, but no later backward of "
+                "the step uses it",
+                Role.FAILS,
+            )
+        ]
+        message = (
+            "`retain_graph=True` that no later backward needs: the step's graph is kept alive "
+            "for nothing; remove it (keep it only on the first of two passes over one graph)"
+        )
+        return RawFinding("AG004", "retain-unneeded", message, [], record.site, steps)
+
+
+def loop_pass(node, number: int):
+    from .values import LoopPass
+
+    return LoopPass(node, number)
