@@ -13,6 +13,7 @@ import ast
 import logging
 
 from .blocks import Block, blocks_from_pieces, build_blocks, split_lines
+from .checks import run_checks
 from .interp import FunctionRef, Interpreter, make_class_info
 from .model import Finding, Severity, Span, Step
 from .report import RawFinding, Reporter
@@ -100,6 +101,10 @@ def analyze(source: str, path: str = "<string>", *, cache: AnalysisCache | None 
     if is_relevant(source):
         for raw in analyze_blocks(blocks, cache):
             findings.append(render(raw, path))
+    try:
+        findings.extend(run_checks(blocks, path))
+    except Exception:  # noqa: BLE001 - a checker's bug costs its findings, nothing more
+        log.exception("autograd-lint: internal error in AG005-AG007 checks")
     findings.sort(key=Finding.sort_key)
     return findings
 
