@@ -131,20 +131,15 @@ build_extension() {
 }
 
 prepare_run() {
-  mkdir -p "$RUN/ud/User" "$RUN/bin" "$RUN/tmp" "$ARTIFACTS"
-  # The workspace is a copy of samples/: the tests apply fixes to it.
-  cp -r "$ROOT/samples" "$RUN/samples"
+  mkdir -p "$RUN/bin" "$RUN/tmp" "$ARTIFACTS"
   SAMPLE=ag001_rnn_hidden_buggy.py
-  if [ ! -f "$RUN/samples/$SAMPLE" ]; then
-    SAMPLE=rnn_hidden_buggy.py
-    cp "$ROOT/client/test/fixtures/$SAMPLE" "$RUN/samples/"
-  fi
+  [ -f "$ROOT/samples/$SAMPLE" ] || SAMPLE=rnn_hidden_buggy.py  # our own fixture until samples/ has it
   # A new user's setup: no autograd-lint setting at all, the server importable from the
   # `python3` on PATH.
   # (a wrapper, not a symlink: a venv's python only finds its pyvenv.cfg from its own path)
   printf '#!/bin/sh\nexec "%s" "$@"\n' "$PYTHON" >"$RUN/bin/python3"
   chmod +x "$RUN/bin/python3"
-  cat >"$RUN/ud/User/settings.json" <<JSON
+  cat >"$RUN/settings.json" <<JSON
 {
   "workbench.startupEditor": "none",
   "workbench.secondarySideBar.defaultVisibility": "hidden",
@@ -163,6 +158,15 @@ JSON
 
 free_port() { "$PYTHON" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 
+# fresh_session NAME: a workspace (a copy of samples/: tests apply fixes to it) and a
+# user-data dir of its own, so that no editor state carries over between sessions
+fresh_session() {
+  WS="$RUN/$1/samples" UD="$RUN/$1/ud"
+  mkdir -p "$UD/User" && cp "$RUN/settings.json" "$UD/User/settings.json"
+  cp -r "$ROOT/samples" "$WS"
+  [ -f "$WS/$SAMPLE" ] || cp "$ROOT/client/test/fixtures/$SAMPLE" "$WS/"
+}
+
 # start_code_server NAME EXTENSIONS_DIR [code-server args...]: own session and process group,
 # so the extension host and the Python server die with it.
 start_code_server() {
@@ -175,7 +179,7 @@ start_code_server() {
   PATH="$RUN/bin:$PATH" AGL_SAMPLE=$SAMPLE setsid node "$CS_ENTRY" --bind-addr "127.0.0.1:$CS_PORT" \
     --auth none --disable-telemetry --disable-update-check --config "$RUN/config.yaml" \
     --vscode-option force-disable-user-env \
-    --user-data-dir "$RUN/ud" --extensions-dir "$exts" "$@" >"$CS_LOG" 2>&1 &
+    --user-data-dir "$UD" --extensions-dir "$exts" "$@" >"$CS_LOG" 2>&1 &
   CS_PGID=$!
   local i
   for i in $(seq 150); do
@@ -194,7 +198,7 @@ stop_code_server() {
   name=$(basename "$CS_LOG" .log)
   rm -rf "${ARTIFACTS:?}/$name" && mkdir -p "$ARTIFACTS/$name"
   cp "$CS_LOG" "$ARTIFACTS/$name/code-server.log"
-  if [ -d "$RUN/ud/logs" ]; then cp -r "$RUN/ud/logs" "$ARTIFACTS/$name/vscode-logs" && rm -rf "$RUN/ud/logs"; fi
+  if [ -d "$UD/logs" ]; then cp -r "$UD/logs" "$ARTIFACTS/$name/vscode-logs"; fi
 }
 
 # run_session NAME TRUST DRIVER [env...]: one code-server session driven by client/e2e/DRIVER
@@ -208,8 +212,9 @@ run_session() {
     extra+=(--vscode-option enable-smoke-test-driver)
   fi
   mkdir -p "$exts"
+  fresh_session "$name"
   start_code_server "$name" "$exts" "${extra[@]}" || return 1
-  env CS_URL="http://127.0.0.1:$CS_PORT" WS_DIR="$RUN/samples" SAMPLE="$SAMPLE" SHOTS="$ARTIFACTS" \
+  env CS_URL="http://127.0.0.1:$CS_PORT" WS_DIR="$WS" SAMPLE="$SAMPLE" SHOTS="$ARTIFACTS" \
     CHROMIUM="$(command -v chromium)" "$@" timeout 300 node "$ROOT/client/e2e/$driver" || rc=$?
   stop_code_server
   if [ $rc != 0 ]; then echo "--- tail of code-server's log ($name)"; tail -20 "$CS_LOG"; fi
