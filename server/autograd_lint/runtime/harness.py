@@ -201,8 +201,8 @@ class Instrumentation:
         self.channel.send(
             "backward", call=self.calls, line=line, iteration=iteration, nodes=len(nodes)
         )
-        broken = None if self.args.no_intercept else graph.find_broken_node(nodes)
-        if broken is not None:
+        broken = graph.find_broken_node(nodes)
+        if broken is not None and not self.args.no_intercept:
             node, problem, message = broken
             self.confirm(line, iteration, loop, node, problem, message, intercepted=True)
             raise _HarnessStop()
@@ -212,8 +212,13 @@ class Instrumentation:
             problem = graph.classify(str(error))
             if problem is None:
                 raise
-            self.confirm(line, iteration, loop, None, problem, str(error), intercepted=False)
+            # Name the node the probe found; after the failure backward has freed more.
+            node = broken[0] if broken is not None else None
+            self.confirm(line, iteration, loop, node, problem, str(error), intercepted=False)
             raise _HarnessStop() from None
+        if broken is not None:
+            # The probe predicted a failure that did not happen: worth knowing when checking it.
+            self.channel.send("probe-mismatch", line=line, node=type(broken[0]).__name__)
         if self.calls >= self.args.max_steps:
             self.finish(
                 "not-reproduced",

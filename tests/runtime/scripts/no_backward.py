@@ -1,0 +1,5 @@
+"""Uses torch but never calls backward."""
+
+import torch
+
+print("sum", torch.ones(3).sum().item())
