@@ -1,0 +1,34 @@
+"""Minimal GAN on 2-D points: a discriminator step, then a generator step.
+
+Bug: a copy-pasted line clears the generator's optimizer where the discriminator's
+should be cleared. The discriminator's gradients are never cleared, so they pile up
+over the iterations (and the generator's backward adds to them too).
+"""
+
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+
+LATENT, BATCH = 4, 32
+generator = nn.Sequential(nn.Linear(LATENT, 32), nn.ReLU(), nn.Linear(32, 2))
+discriminator = nn.Sequential(nn.Linear(2, 32), nn.LeakyReLU(0.2), nn.Linear(32, 1))
+g_optimizer = torch.optim.Adam(generator.parameters(), lr=2e-4, betas=(0.5, 0.999))
+d_optimizer = torch.optim.SGD(discriminator.parameters(), lr=1e-3)
+bce = nn.BCEWithLogitsLoss()
+real_label = torch.ones(BATCH, 1)
+fake_label = torch.zeros(BATCH, 1)
+
+for step in range(8):
+    real = torch.randn(BATCH, 2) * 0.5 + torch.tensor([2.0, -1.0])
+    fake = generator(torch.randn(BATCH, LATENT))
+
+    g_optimizer.zero_grad()  # expect: AG005
+    d_loss = bce(discriminator(real), real_label) + bce(discriminator(fake.detach()), fake_label)
+    d_loss.backward()
+    d_optimizer.step()
+
+    g_optimizer.zero_grad()
+    g_loss = bce(discriminator(fake), real_label)
+    g_loss.backward()
+    g_optimizer.step()
