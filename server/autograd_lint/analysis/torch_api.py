@@ -15,8 +15,7 @@ CUT_METHODS = frozenset(
         "argmax", "argmin", "argsort", "eq", "ne", "gt", "ge", "lt", "le", "isnan", "isinf",
         "isfinite", "nonzero", "data_ptr", "element_size", "stride", "is_contiguous",
         "bool", "long", "int", "byte", "short",
-        "any", "all", "count_nonzero", "equal", "allclose", "isclose", "unique", "bincount",
-        "get_device", "type_as_string", "__len__", "keys", "requires_grad",
+        "any", "all", "count_nonzero", "equal", "allclose", "isclose", "bincount", "get_device", "type_as_string", "__len__", "keys", "requires_grad",
         "topk_indices", "state_dict", "named_modules", "modules", "children",
     }
 )  # fmt: skip
@@ -125,7 +124,7 @@ BACKWARD_FUNCTIONS = frozenset({"backward", "grad"})  # torch.autograd.<name>
 CUT_TORCH_FUNCTIONS = frozenset(
     {"argmax", "argmin", "argsort", "eq", "ne", "gt", "lt", "ge", "le", "isnan", "isinf",
      "equal", "allclose", "isclose", "is_tensor", "numel",
-     "no_grad", "manual_seed", "randperm", "unique", "bucketize", "searchsorted"}
+     "no_grad", "manual_seed", "randperm", "bucketize", "searchsorted"}
 )  # fmt: skip
 
 
