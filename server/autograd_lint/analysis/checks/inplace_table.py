@@ -85,12 +85,12 @@ VIEW_METHODS = frozenset(
 
 # In-place methods that do not change the tensor's values (or its version).
 NOT_MODIFYING = frozenset(
-    {"requires_grad_", "retain_grad", "share_memory_", "detach_", "record_stream", "pin_memory_"}
+    {"requires_grad_", "retain_grad", "share_memory_", "detach_"}
 )
 
 # Modules that modify their input in place when built with `inplace=True`.
 INPLACE_MODULES = frozenset(
     {"ReLU", "ReLU6", "LeakyReLU", "ELU", "SELU", "CELU", "Hardtanh", "Hardswish",
      "Hardsigmoid", "SiLU", "Mish", "Dropout", "Dropout1d", "Dropout2d", "Dropout3d",
-     "AlphaDropout", "Threshold", "RReLU"}
+     "Threshold", "RReLU"}
 )  # fmt: skip
