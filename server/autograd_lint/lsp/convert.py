@@ -77,6 +77,12 @@ class LineIndex:
     def range(self, span: Span) -> types.Range:
         return types.Range(start=self.to_client(span.start), end=self.to_client(span.end))
 
+    def texts(self, finding: Finding) -> tuple[str, ...]:
+        """The text of every line a finding's diagnostic points into."""
+        spans = [finding.span, *(step.span for step in finding.evidence)]
+        numbers = sorted({n for span in spans for n in (span.start.line, span.end.line)})
+        return tuple(self.lines[n - 1] if 0 < n <= len(self.lines) else "" for n in numbers)
+
     def from_client(self, position: types.Position) -> Position:
         """The finding-model position (1-based line, code-point column) of a client one."""
         line = position.line

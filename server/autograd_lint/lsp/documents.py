@@ -61,6 +61,8 @@ class Document:
     analysed: bool = False
     findings: list[Finding] = field(default_factory=list)
     diagnostics: list[types.Diagnostic] = field(default_factory=list)
+    # (index, finding, its lines' text) -> diagnostic, from the last analysis.
+    converted: dict = field(default_factory=dict)
     # Changes only when the diagnostics do, so pull clients get "unchanged" reports.
     result_id: int = 0
     pending: asyncio.Task | None = None

@@ -221,12 +221,16 @@ class AutogradLintServer(LanguageServer):
                 document.analysed, document.analysed_version = True, document.version
                 return
         lines = document.line_index(self.encoding)
-        diagnostics = [
-            to_diagnostic(
+        # An edit inside one function leaves the other findings as they were: reuse their
+        # diagnostics (their lines' text is in the key, as it decides the columns).
+        converted = {}
+        for index, finding in enumerate(findings):
+            key = (index, finding, lines.texts(finding))
+            converted[key] = document.converted.get(key) or to_diagnostic(
                 finding, index, lines, document.uri, related_information=self.related_information
             )
-            for index, finding in enumerate(findings)
-        ]
+        diagnostics = list(converted.values())
+        document.converted = converted
         if diagnostics != document.diagnostics or not document.analysed:
             document.result_id = str(next(self._result_ids))
         document.findings, document.diagnostics = findings, diagnostics

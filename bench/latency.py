@@ -1,0 +1,289 @@
+"""Language-server latency over real stdio: startup, first open, keystrokes, memory.
+
+    python bench/latency.py                  # 5,000-line file, 200 edits, 100 files
+    python bench/latency.py --files 20 --edits 100 --json
+
+A raw JSON-RPC client (no pygls on this side, so the numbers are the server's) starts
+`python -m autograd_lint.lsp`, and measures:
+
+- startup: process start until the `initialize` response (median of --starts runs);
+- first open: didOpen of a generated training file until its publishDiagnostics;
+- keystrokes: --edits single-character edits inside one function (typing a line,
+  then deleting it), each timed from didChange to the publishDiagnostics of that
+  version, with --gap seconds between keystrokes (typing speed);
+- memory: the server's RSS after opening --files such files.
+
+The file repeats the samples' models and training loops as functions with new names
+until it has --lines lines. Targets: keystroke p95 <= 30 ms, first open <= 300 ms,
+startup <= 400 ms, RSS <= 150 MB.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import asyncio
+import itertools
+import json
+import os
+import re
+import statistics
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLES = ROOT / "samples"
+SERVER = [sys.executable, "-m", "autograd_lint.lsp"]
+CAPABILITIES = {
+    "general": {"positionEncodings": ["utf-16"]},
+    "textDocument": {
+        "synchronization": {"dynamicRegistration": False},
+        "publishDiagnostics": {"relatedInformation": True, "versionSupport": True},
+        "hover": {"contentFormat": ["markdown"]},
+    },
+}
+
+
+# -- the generated training file ------------------------------------------------------
+
+
+def sample_as_functions(source: str, suffix: str) -> tuple[list[str], str]:
+    """(import lines, code): the sample's classes and functions renamed with `suffix`,
+    its module-level statements moved into `def main{suffix}():`."""
+    tree = ast.parse(source)
+    lines = source.split("\n")
+    imports, definitions, statements = [], [], []
+    for node in tree.body:
+        segment = "\n".join(lines[node.lineno - 1 : node.end_lineno])
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            imports.append(segment)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            start = min([d.lineno for d in node.decorator_list] + [node.lineno])
+            definitions.append("\n".join(lines[start - 1 : node.end_lineno]))
+        elif not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)):
+            statements.append(segment)
+    defined = [n.name for n in tree.body if hasattr(n, "name")]
+    body = textwrap.indent("\n".join(statements), "    ") or "    pass"
+    code = "\n\n\n".join([*definitions, f"def main{suffix}():\n{body}"])
+    for name in defined:
+        code = re.sub(rf"\b{re.escape(name)}\b", f"{name}{suffix}", code)
+    return imports, code
+
+
+def training_file(min_lines: int) -> str:
+    samples = sorted(SAMPLES.glob("*.py"))
+    imports: dict[str, None] = {}
+    parts: list[str] = []
+    total = 0
+    for index in itertools.count():
+        sample = samples[index % len(samples)]
+        sample_imports, code = sample_as_functions(sample.read_text(encoding="utf-8"), f"_{index}")
+        imports.update(dict.fromkeys(sample_imports))
+        parts.append(code)
+        total += code.count("\n") + 3
+        if total >= min_lines:
+            break
+    return "\n".join(imports) + "\n\n\n" + "\n\n\n".join(parts) + "\n"
+
+
+# -- a minimal JSON-RPC client ------------------------------------------------------------
+
+
+class Client:
+    def __init__(self, process: asyncio.subprocess.Process):
+        self.process = process
+        self.ids = itertools.count(1)
+        self.pending: dict[int, asyncio.Future] = {}
+        self.published: dict[tuple[str, int | None], float] = {}
+        self.publish_event = asyncio.Event()
+        self.reader = asyncio.ensure_future(self._read())
+
+    @classmethod
+    async def start(cls) -> Client:
+        process = await asyncio.create_subprocess_exec(
+            *SERVER, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, limit=2**26
+        )
+        return cls(process)
+
+    def send(self, message: dict) -> None:
+        body = json.dumps({"jsonrpc": "2.0", **message}).encode()
+        self.process.stdin.write(b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+
+    async def request(self, method: str, params) -> dict:
+        request_id = next(self.ids)
+        future = asyncio.get_running_loop().create_future()
+        self.pending[request_id] = future
+        self.send({"id": request_id, "method": method, "params": params})
+        return await future
+
+    def notify(self, method: str, params) -> None:
+        self.send({"method": method, "params": params})
+
+    async def _read(self) -> None:
+        stdout = self.process.stdout
+        while True:
+            length = None
+            while (header := await stdout.readline()) not in (b"\r\n", b""):
+                if header.lower().startswith(b"content-length:"):
+                    length = int(header.split(b":")[1])
+            if header == b"" or length is None:
+                return
+            message = json.loads(await stdout.readexactly(length))
+            now = time.perf_counter()
+            if "id" in message and "method" not in message:
+                self.pending.pop(message["id"]).set_result(message)
+            elif message.get("method") == "textDocument/publishDiagnostics":
+                params = message["params"]
+                self.published[(params["uri"], params.get("version"))] = now
+                self.publish_event.set()
+            elif "id" in message:  # a request from the server: answer with nothing
+                self.send({"id": message["id"], "result": None})
+
+    async def published_at(self, uri: str, version: int) -> float:
+        while (uri, version) not in self.published:
+            self.publish_event.clear()
+            await asyncio.wait_for(self.publish_event.wait(), 120)
+        return self.published[(uri, version)]
+
+    async def stop(self) -> None:
+        await self.request("shutdown", None)
+        self.notify("exit", None)
+        await asyncio.wait_for(self.process.wait(), 30)
+        self.reader.cancel()
+
+
+async def initialized_client() -> tuple[Client, float]:
+    started = time.perf_counter()
+    client = await Client.start()
+    await client.request(
+        "initialize", {"processId": os.getpid(), "rootUri": None, "capabilities": CAPABILITIES}
+    )
+    elapsed = time.perf_counter() - started
+    client.notify("initialized", {})
+    return client, elapsed
+
+
+def open_document(client: Client, uri: str, text: str) -> float:
+    client.notify(
+        "textDocument/didOpen",
+        {"textDocument": {"uri": uri, "languageId": "python", "version": 1, "text": text}},
+    )
+    return time.perf_counter()
+
+
+# -- measurements -----------------------------------------------------------------------
+
+
+def keystrokes(lines: list[str], count: int) -> list[tuple[int, int, int, int, str]]:
+    """(line, start, end_line, end, text) edits: type a statement into a function in the
+    middle of the file one character at a time, then delete it, until `count` edits."""
+    middle = len(lines) // 2
+    anchor = next(i for i in range(middle, len(lines)) if lines[i].strip().startswith("loss"))
+    indent = lines[anchor][: len(lines[anchor]) - len(lines[anchor].lstrip())]
+    statement = "probe = loss.detach().mean()"
+    edits = [(anchor, 0, anchor, 0, indent + "\n")]  # a new, empty line in the function
+    typed = len(indent)
+    while len(edits) < count:
+        for char in statement:
+            edits.append((anchor, typed, anchor, typed, char))
+            typed += 1
+        for _ in statement:
+            edits.append((anchor, typed - 1, anchor, typed, ""))
+            typed -= 1
+    return edits[:count]
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(fraction * (len(ordered) - 1)))]
+
+
+def rss_mb(pid: int) -> float:
+    status = Path(f"/proc/{pid}/status").read_text()
+    return int(re.search(r"VmRSS:\s+(\d+)", status).group(1)) / 1024
+
+
+async def measure(args) -> dict:
+    text = training_file(args.lines)
+    lines = text.split("\n")
+    startups = []
+    for _ in range(args.starts):
+        client, elapsed = await initialized_client()
+        startups.append(elapsed)
+        await client.stop()
+
+    client, _ = await initialized_client()
+    uri = "file:///bench/train_0.py"
+    opened = open_document(client, uri, text)
+    first_open = await client.published_at(uri, 1) - opened
+
+    latencies = []
+    for version, (line, start, end_line, end, new_text) in enumerate(
+        keystrokes(lines, args.edits), start=2
+    ):
+        change = {
+            "range": {
+                "start": {"line": line, "character": start},
+                "end": {"line": end_line, "character": end},
+            },
+            "text": new_text,
+        }
+        client.notify(
+            "textDocument/didChange",
+            {"textDocument": {"uri": uri, "version": version}, "contentChanges": [change]},
+        )
+        sent = time.perf_counter()
+        latencies.append(await client.published_at(uri, version) - sent)
+        await asyncio.sleep(args.gap)
+
+    for index in range(1, args.files):
+        other = f"file:///bench/train_{index}.py"
+        open_document(client, other, text)
+        await client.published_at(other, 1)
+    memory = rss_mb(client.process.pid)
+    await client.stop()
+    ms = [value * 1000 for value in latencies]
+    return {
+        "file_lines": len(lines),
+        "startup_ms_median": statistics.median(startups) * 1000,
+        "first_open_ms": first_open * 1000,
+        "keystroke_ms": {
+            "count": len(ms),
+            "p50": percentile(ms, 0.50),
+            "p95": percentile(ms, 0.95),
+            "max": max(ms),
+        },
+        "files_open": args.files,
+        "rss_mb": memory,
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--lines", type=int, default=5000, help="lines of the training file")
+    parser.add_argument("--edits", type=int, default=200, help="single-character edits")
+    parser.add_argument("--gap", type=float, default=0.08, help="seconds between keystrokes")
+    parser.add_argument("--files", type=int, default=100, help="files open for the RSS number")
+    parser.add_argument("--starts", type=int, default=3, help="server starts for the median")
+    parser.add_argument("--json", action="store_true", help="print JSON")
+    args = parser.parse_args()
+    numbers = asyncio.run(measure(args))
+    if args.json:
+        print(json.dumps(numbers, indent=2))
+        return 0
+    keys = numbers["keystroke_ms"]
+    print(f"training file          {numbers['file_lines']} lines")
+    print(f"startup → initialize   {numbers['startup_ms_median']:.0f} ms (median of {args.starts})")
+    print(f"first open → publish   {numbers['first_open_ms']:.0f} ms")
+    print(
+        f"keystroke → publish    p50 {keys['p50']:.1f} ms, p95 {keys['p95']:.1f} ms, "
+        f"max {keys['max']:.1f} ms ({keys['count']} edits)"
+    )
+    print(f"RSS with {args.files} files    {numbers['rss_mb']:.0f} MB")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
