@@ -2,6 +2,7 @@
 // can tell a refusal from a success without reading notifications.
 import * as fs from "node:fs";
 import * as vscode from "vscode";
+import { findInterpreter } from "./python";
 import type { ServerManager } from "./server";
 import { SECTION } from "./settings";
 
@@ -107,10 +108,7 @@ export function registerCommands(
   });
   register("autograd-lint.showLogs", () => log.show());
   register("autograd-lint.installServer", async () => {
-    const installed = await manager.installInto({
-      command: manager.currentLaunch?.interpreter ?? [process.platform === "win32" ? "python" : "python3"],
-      source: "PATH",
-    });
+    const installed = await manager.installInto(await findInterpreter(manager.scope));
     if (installed) {
       await manager.restart();
     }

@@ -74,10 +74,16 @@ export class ServerManager implements vscode.Disposable {
   /** Sends the current settings to the running server. */
   async sendSettings(): Promise<void> {
     const client = this.languageClient;
-    if (client) {
+    if (!client) {
+      return;
+    }
+    try {
       await client.sendNotification(DidChangeConfigurationNotification.type, {
         settings: { [SECTION]: this.settings(this.scope?.uri) },
       });
+    } catch (error) {
+      // A server going down for a restart gets the settings when it starts again.
+      this.log.debug(`settings not sent: ${String(error)}`);
     }
   }
 
