@@ -1,0 +1,221 @@
+"""Ground truth for AG005-AG007: the samples and rule examples, run with torch.
+
+- AG007: a buggy sample raises "modified by an inplace operation" from the backward
+  the finding names (its FAILS step), and the finding sits on the marked in-place line;
+  the fixed twin runs cleanly.
+- AG005: silent bugs, so the runner watches every optimizer step through torch's
+  global step hooks: with zero_grad() between backward and step the parameters never
+  change; without any clearing (or with the wrong optimizer cleared) the gradient the
+  step sees keeps growing; the fixed twins learn normally.
+- AG006: a write through `.data` is invisible to the version counter (the backward runs
+  and returns a wrong gradient), while the same write without `.data` raises.
+
+Run as a script (`python tests/test_checks_runtime.py OUT.json SAMPLE...`) this module
+is the runner: one interpreter imports torch once and runs every sample.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import runpy
+import subprocess
+import sys
+import traceback
+from pathlib import Path
+
+import pytest
+from expectations import expected_marks
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLES = sorted((ROOT / "samples").glob("ag00[567]_*.py"))
+MODIFIED = "modified by an inplace operation"
+RUNNER_TIMEOUT_S = 300
+
+
+# -- the runner (a separate interpreter) ---------------------------------------------------
+def _norm(tensors) -> float:
+    return float(sum(float(t.detach().double().pow(2).sum()) for t in tensors) ** 0.5)
+
+
+def run_one(path: Path) -> dict:
+    from torch.optim.optimizer import (
+        register_optimizer_step_post_hook,
+        register_optimizer_step_pre_hook,
+    )
+
+    steps: list[dict] = []
+    order: dict[int, int] = {}
+    before: dict[int, list] = {}
+
+    def params(optimizer):
+        return [p for group in optimizer.param_groups for p in group["params"]]
+
+    def pre(optimizer, args, kwargs):
+        index = order.setdefault(id(optimizer), len(order))
+        grads = [p.grad for p in params(optimizer) if p.grad is not None]
+        before[id(optimizer)] = [p.detach().clone() for p in params(optimizer)]
+        steps.append({"optimizer": index, "grad_norm": _norm(grads), "grads": len(grads)})
+
+    def post(optimizer, args, kwargs):
+        old = before.pop(id(optimizer))
+        change = _norm([p.detach() - o for p, o in zip(params(optimizer), old, strict=True)])
+        steps[-1]["change"] = change
+
+    handles = [register_optimizer_step_pre_hook(pre), register_optimizer_step_post_hook(post)]
+    out = io.StringIO()
+    result = {"path": str(path), "error": None, "line": None, "steps": steps}
+    try:
+        with contextlib.redirect_stdout(out):
+            runpy.run_path(str(path), run_name="__main__")
+    except Exception as error:  # noqa: BLE001 - the error is the result
+        result["error"] = f"{type(error).__name__}: {error}"
+        frames = [f for f in traceback.extract_tb(error.__traceback__) if f.filename == str(path)]
+        result["line"] = frames[-1].lineno if frames else None
+    finally:
+        for handle in handles:
+            handle.remove()
+    result["stdout"] = out.getvalue()
+    return result
+
+
+def main(argv: list[str]) -> int:
+    out_path, *paths = argv
+    results = [run_one(Path(p).resolve()) for p in paths]
+    Path(out_path).write_text(json.dumps(results), encoding="utf-8")
+    return 0
+
+
+# -- the tests -------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory) -> dict[str, dict]:
+    out = tmp_path_factory.mktemp("checks_runtime") / "runs.json"
+    env = {**os.environ, "CUDA_VISIBLE_DEVICES": "", "PYTHONDONTWRITEBYTECODE": "1"}
+    subprocess.run(
+        [sys.executable, __file__, str(out), *map(str, SAMPLES)],
+        check=True,
+        timeout=RUNNER_TIMEOUT_S,
+        env=env,
+        cwd=ROOT,
+    )
+    return {Path(r["path"]).name: r for r in json.loads(out.read_text(encoding="utf-8"))}
+
+
+def findings_of(path: Path, code: str):
+    from autograd_lint.analysis import analyze
+
+    return [f for f in analyze(path.read_text(), str(path)) if f.code == code]
+
+
+def test_every_rule_has_a_buggy_and_fixed_sample():
+    names = {path.name for path in SAMPLES}
+    for code in ("005", "006", "007"):
+        buggy = [n for n in names if n.startswith(f"ag{code}_") and n.endswith("_buggy.py")]
+        assert buggy, code
+        assert all(n.replace("_buggy", "_fixed") in names for n in buggy)
+
+
+AG007_BUGGY = [p for p in SAMPLES if p.name.startswith("ag007_") and "_buggy" in p.name]
+
+
+@pytest.mark.parametrize("sample", AG007_BUGGY, ids=lambda p: p.name)
+def test_ag007_buggy_raises_from_the_backward_the_finding_names(sample, runs):
+    run = runs[sample.name]
+    assert run["error"] and MODIFIED in run["error"], run
+    (finding,) = findings_of(sample, "AG007")
+    assert [(finding.span.start.line, "AG007")] == expected_marks(sample.read_text())
+    fails = [step.span.start.line for step in finding.evidence if step.role.value == "fails"]
+    assert fails == [run["line"]], (fails, run["line"])
+    fixed = runs[sample.name.replace("_buggy", "_fixed")]
+    assert fixed["error"] is None, fixed["error"]
+
+
+@pytest.mark.parametrize("sample", [p for p in SAMPLES if p.name.startswith(("ag005", "ag006"))],
+                         ids=lambda p: p.name)  # fmt: skip
+def test_ag005_and_ag006_samples_are_silent(sample, runs):
+    assert runs[sample.name]["error"] is None, runs[sample.name]["error"]
+
+
+def test_zero_grad_between_backward_and_step_freezes_the_parameters(runs):
+    buggy = runs["ag005_zero_grad_after_backward_buggy.py"]["steps"]
+    fixed = runs["ag005_zero_grad_after_backward_fixed.py"]["steps"]
+    assert buggy and len(buggy) == len(fixed)
+    assert all(step["grads"] == 0 and step["change"] == 0.0 for step in buggy), buggy
+    assert all(step["grads"] > 0 and step["change"] > 0.0 for step in fixed), fixed
+
+
+def growth(steps: list[dict], optimizer: int = 0) -> float:
+    norms = [step["grad_norm"] for step in steps if step["optimizer"] == optimizer]
+    return norms[-1] / norms[0]
+
+
+def test_gradients_never_cleared_keep_growing(runs):
+    buggy = runs["ag005_never_cleared_buggy.py"]["steps"]
+    fixed = runs["ag005_never_cleared_fixed.py"]["steps"]
+    norms = [step["grad_norm"] for step in buggy]
+    assert all(later > earlier for earlier, later in zip(norms, norms[1:])), norms
+    assert growth(buggy) > 3 * growth(fixed), (buggy, fixed)
+
+
+def test_the_optimizer_never_cleared_accumulates(runs):
+    # The discriminator's optimizer steps first in each iteration: optimizer 0.
+    buggy = runs["ag005_gan_wrong_optimizer_buggy.py"]["steps"]
+    fixed = runs["ag005_gan_wrong_optimizer_fixed.py"]["steps"]
+    assert growth(buggy, 0) > 3 * growth(fixed, 0), (buggy, fixed)
+
+
+def test_manual_sgd_through_data_and_under_no_grad_compute_the_same(runs):
+    buggy = runs["ag006_manual_sgd_buggy.py"]["stdout"]
+    fixed = runs["ag006_manual_sgd_fixed.py"]["stdout"]
+    assert buggy and buggy == fixed
+
+
+def test_a_write_through_data_is_invisible_to_autograd():
+    import torch
+
+    a = torch.rand(3, requires_grad=True)
+    y = torch.exp(a)  # saves its result
+    version = y._version
+    y.data.mul_(2)
+    assert y._version == version
+    y.sum().backward()  # no error: runs on the modified result
+    assert not torch.allclose(a.grad, torch.exp(a.detach()))  # and the gradient is wrong
+    assert torch.allclose(a.grad, 2 * torch.exp(a.detach()))
+
+    b = torch.rand(3, requires_grad=True)
+    z = torch.exp(b)
+    version = z._version
+    with torch.no_grad():
+        z.mul_(2)
+    assert z._version > version
+    with pytest.raises(RuntimeError, match=MODIFIED):
+        z.sum().backward()
+
+
+def rule_examples():
+    from autograd_lint.rules import RULE_MODULES
+
+    for code in ("AG005", "AG006", "AG007"):
+        module = RULE_MODULES[code]
+        for kind in ("VALID", "INVALID"):
+            for index, source in enumerate(getattr(module, kind)):
+                yield pytest.param(code, kind, source, id=f"{code}-{kind.lower()}-{index}")
+
+
+@pytest.mark.parametrize(("code", "kind", "source"), list(rule_examples()))
+def test_rule_examples_do_what_their_rule_says(code, kind, source):
+    import torch
+
+    torch.manual_seed(0)
+    namespace: dict = {"__name__": "__example__"}
+    if code == "AG007" and kind == "INVALID":
+        with pytest.raises(RuntimeError, match=MODIFIED):
+            exec(compile(source, "<example>", "exec"), namespace)  # noqa: S102
+    else:
+        exec(compile(source, "<example>", "exec"), namespace)  # noqa: S102
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
