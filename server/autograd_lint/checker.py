@@ -42,12 +42,12 @@ SKIPPED_DIRS = frozenset(
 
 
 def check_source(
-    source: str, path: str, settings: Settings | None = None, *, cache=None
+    source: str, path: str, settings: Settings | None = None, *, cache=None, resolver=None
 ) -> list[Finding]:
     settings = settings or Settings()
     findings: list[Finding] = []
     try:
-        findings = analyze(source, path, cache=cache)
+        findings = analyze(source, path, cache=cache, resolver=resolver)
     except Exception:
         log.exception("internal error while analysing %s; no findings reported for it", path)
     findings = [f if f.path else dataclasses.replace(f, path=path) for f in findings]
@@ -55,7 +55,9 @@ def check_source(
     return sorted(settings.apply(findings), key=Finding.sort_key)
 
 
-def check_path(path: Path, settings: Settings | None = None, *, cache=None) -> list[Finding]:
+def check_path(
+    path: Path, settings: Settings | None = None, *, cache=None, resolver=None
+) -> list[Finding]:
     settings = settings or Settings()
     try:
         data = path.read_bytes()
@@ -67,7 +69,7 @@ def check_path(path: Path, settings: Settings | None = None, *, cache=None) -> l
         return settings.apply(
             [_file_problem(path, f"cannot decode file: {_decode_reason(exc, data)}")]
         )
-    return check_source(source, str(path), settings, cache=cache)
+    return check_source(source, str(path), settings, cache=cache, resolver=resolver)
 
 
 def decode_source(data: bytes) -> str:

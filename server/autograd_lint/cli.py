@@ -18,6 +18,7 @@ from .checker import check_path, iter_python_files
 from .config import ConfigError, Settings, find_pyproject, parse_codes, read_pyproject
 from .output import FORMATS, Report
 from .rules import RULES
+from .workspace import Workspace, find_root
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 
@@ -117,15 +118,21 @@ def run_check(args: argparse.Namespace) -> int:
     settings_of = _SettingsResolver(args)
     findings = []
     seen: set[Path] = set()
+    workspaces: dict[Path, Workspace] = {}
     try:
         for path in paths:
             settings = settings_of(path)
+            root = find_root(path)
+            # Imports resolve within the project the path belongs to (one index per root).
+            workspace = workspaces.setdefault(root, Workspace(root))
             for file in iter_python_files(path, settings):
                 identity = file.resolve()
                 if identity in seen:
                     continue
                 seen.add(identity)
-                findings.extend(check_path(_display_path(file), settings))
+                findings.extend(
+                    check_path(_display_path(file), settings, resolver=workspace.resolve)
+                )
     except ConfigError as exc:
         return _usage_error(str(exc))
 

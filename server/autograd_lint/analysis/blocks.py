@@ -29,7 +29,9 @@ def split_lines(source: str) -> list[str]:
 
 
 class Block:
-    __slots__ = ("lines", "text", "key", "start", "parsed_start", "statements", "error", "_names")
+    __slots__ = (
+        "lines", "text", "key", "start", "parsed_start", "statements", "error", "_names", "path"
+    )  # fmt: skip
 
     def __init__(self, lines: list[str], start: int, statements: list, parsed_start: int, error):
         self.lines = lines
@@ -40,6 +42,7 @@ class Block:
         self.statements = statements
         self.error: SyntaxError | None = error
         self._names: frozenset[str] | None = None
+        self.path: str | None = None  # set for blocks of another file than the analysed one
 
     @property
     def end(self) -> int:

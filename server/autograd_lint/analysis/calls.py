@@ -21,6 +21,7 @@ from .values import (
     EMPTY,
     FUNC,
     MODULE,
+    NAMESPACE,
     NOTHING,
     OBJECT,
     OPTIMIZER,
@@ -84,6 +85,12 @@ class CallMixin:
                 return namespace_val
         receiver = self.ev(func.value)
         method = func.attr
+        if receiver.kind == NAMESPACE:  # `models.RNNModel(...)`: a project module's name
+            found = receiver.ref.lookup(method)
+            args = self.eval_arguments(node)
+            if found is None:
+                return self.union(args, node)
+            return self.dispatch(node, found.val, args, None)
         if method == "backward" and receiver.kind == ELEMENT:
             # One element of a container of graphs: which one, we cannot tell.
             self.eval_arguments(node)

@@ -9,24 +9,17 @@ only the roots that can see the edited block.
 
 from __future__ import annotations
 
-import ast
 import logging
 
 from .blocks import Block, blocks_from_pieces, build_blocks, split_lines
 from .checks import run_checks
-from .interp import FunctionRef, Interpreter, make_class_info
+from .interp import Interpreter
 from .model import Finding, Severity, Span, Step
+from .program import Program, is_relevant, parameter_names
 from .report import RawFinding, Reporter
-from .values import CLASS, FUNC, Binding, Site, Val
+from .values import Site
 
 log = logging.getLogger("autograd_lint.analysis")
-
-BACKWARD_MARKERS = ("backward", "autograd")
-DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-
-
-def is_relevant(text: str) -> bool:
-    return any(marker in text for marker in BACKWARD_MARKERS)
 
 
 class AnalysisCache:
@@ -88,8 +81,18 @@ class AnalysisCache:
         return [*before, *middle, *after]
 
 
-def analyze(source: str, path: str = "<string>", *, cache: AnalysisCache | None = None):
-    """Findings for one file's text, sorted; never raises on any input text."""
+def analyze(
+    source: str,
+    path: str = "<string>",
+    *,
+    cache: AnalysisCache | None = None,
+    resolver=None,
+):
+    """Findings for one file's text, sorted; never raises on any input text.
+
+    `resolver(module, level, importing_path)` returns a `ModuleSummary` for an import of
+    the project (see `modules.py`), or None; without one, imports are unknown names.
+    """
     if "\x00" in source:
         source = source.replace("\x00", " ")
     lines = split_lines(source)
@@ -99,8 +102,9 @@ def analyze(source: str, path: str = "<string>", *, cache: AnalysisCache | None 
         blocks = build_blocks(source, lines, path)
     findings = [syntax_finding(block, path) for block in blocks if block.error is not None]
     if is_relevant(source):
-        for raw in analyze_blocks(blocks, cache):
-            findings.append(render(raw, path))
+        for raw in analyze_blocks(blocks, cache, Program(blocks, path, resolver)):
+            if raw.site.block.path is None:  # a backward in another file is that file's
+                findings.append(render(raw, path))
     try:
         findings.extend(run_checks(blocks, path))
     except Exception:  # noqa: BLE001 - a checker's bug costs its findings, nothing more
@@ -122,88 +126,7 @@ def syntax_finding(block: Block, path: str) -> Finding:
     return Finding("AG000", rule.severity, message, block.error_span(), path=path, kind="syntax")
 
 
-# -- roots -------------------------------------------------------------------------------------
-class Program:
-    """What the file defines at the top level, with dependencies by name."""
-
-    def __init__(self, blocks: list[Block]):
-        self.blocks = [b for b in blocks if b.error is None]
-        self.classes = {}
-        self.definitions: dict[str, Binding] = {}
-        self.definers: dict[str, list[Block]] = {}
-        self.module_code: list[tuple[Block, list]] = []
-        self.functions: list[FunctionRef] = []
-        for block in self.blocks:
-            for name in block.defines():
-                self.definers.setdefault(name, []).append(block)
-            code = []
-            for statement in block.statements:
-                site = Site(block, statement)
-                if isinstance(statement, ast.ClassDef):
-                    info = make_class_info(statement, block, self.classes)
-                    self.classes[statement.name] = info
-                    self.definitions[statement.name] = Binding(Val(frozenset(), CLASS, info), site)
-                    self.functions.extend(info.methods.values())
-                elif isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                    fn = FunctionRef(statement, block)
-                    self.definitions[statement.name] = Binding(Val(frozenset(), FUNC, fn), site)
-                    self.functions.append(fn)
-                else:
-                    code.append(statement)
-            if code:
-                self.module_code.append((block, code))
-        self._closures: dict[int, frozenset] = {}
-
-    def dependencies(self, block: Block) -> frozenset[int]:
-        """Keys of every block reachable by name from `block` (itself included)."""
-        found = self._closures.get(id(block))
-        if found is not None:
-            return found
-        seen = {id(block): block}
-        todo = [block]
-        while todo:
-            current = todo.pop()
-            for name in current.names:
-                for definer in self.definers.get(name, ()):
-                    if id(definer) not in seen:
-                        seen[id(definer)] = definer
-                        todo.append(definer)
-        found = frozenset(b.key for b in seen.values())
-        self._closures[id(block)] = found
-        return found
-
-    def relevant_functions(self) -> list[FunctionRef]:
-        texts = {id(fn): function_text(fn) for fn in self.functions}
-        relevant = {id(fn) for fn in self.functions if is_relevant(texts[id(fn)])}
-        names = {fn.node.name for fn in self.functions if id(fn) in relevant}
-        for _ in range(3):  # callers of callers of functions that call backward
-            grew = False
-            for fn in self.functions:
-                if id(fn) not in relevant and any(n in texts[id(fn)] for n in names):
-                    relevant.add(id(fn))
-                    names.add(fn.node.name)
-                    grew = True
-            if not grew:
-                break
-        return [fn for fn in self.functions if id(fn) in relevant]
-
-
-def parameter_names(node) -> set[str]:
-    arguments = node.args
-    names = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]
-    names += [a for a in (arguments.vararg, arguments.kwarg) if a is not None]
-    return {a.arg for a in names}
-
-
-def function_text(fn: FunctionRef) -> str:
-    block = fn.block
-    first = fn.node.lineno - block.parsed_start
-    last = (fn.node.end_lineno or fn.node.lineno) - block.parsed_start + 1
-    return "\n".join(block.lines[first:last])
-
-
-def analyze_blocks(blocks: list[Block], cache: AnalysisCache | None) -> list[RawFinding]:
-    program = Program(blocks)
+def analyze_blocks(blocks: list[Block], cache: AnalysisCache | None, program: Program):
     previous = cache.results if cache is not None else {}
     current: dict = {}
     found: dict[tuple, RawFinding] = {}
@@ -211,7 +134,12 @@ def analyze_blocks(blocks: list[Block], cache: AnalysisCache | None) -> list[Raw
     module_key = None
     if cache is not None:
         module_deps = frozenset().union(*(program.dependencies(b) for b, _ in program.module_code))
-        module_key = ("module", tuple(b.key for b, _ in program.module_code), module_deps)
+        module_key = (
+            "module",
+            tuple(b.key for b, _ in program.module_code),
+            module_deps,
+            program.imports_key,
+        )
     cached = previous.get(module_key) if module_key is not None else None
     if cached is None:
         reporter = Reporter()
@@ -275,13 +203,19 @@ def span_of(site: Site) -> Span:
 def render(raw: RawFinding, path: str) -> Finding:
     rule = _rules().get(raw.code)
     severity = rule.severity if rule else Severity.ERROR
-    lines = [span_of(site).start.line for site in raw.message_sites]
+    lines = [
+        f"{span_of(site).start.line} of {site.block.path.replace(chr(92), '/').rsplit('/', 1)[-1]}"
+        if site.block.path
+        else span_of(site).start.line
+        for site in raw.message_sites
+    ]
     try:
         message = raw.message.format(*lines)
     except (IndexError, KeyError, ValueError):
         message = raw.message
     steps = tuple(
-        Step(span_of(step.site), step.message, step.role, step.name) for step in raw.steps
+        Step(span_of(step.site), step.message, step.role, step.name, step.site.block.path)
+        for step in raw.steps
     )
     extra = {k: v for k, v in raw.extra.items() if not isinstance(v, Site)}
     for k, v in raw.extra.items():

@@ -15,6 +15,7 @@ from .values import (
     ELEMENT,
     EMPTY,
     MODULE,
+    NAMESPACE,
     NOTHING,
     OBJECT,
     TENSOR,
@@ -77,6 +78,9 @@ class ExpressionMixin:
     def ev_Attribute(self, node: ast.Attribute) -> Val:
         owner = self.ev(node.value)
         attr = node.attr
+        if owner.kind == NAMESPACE:
+            found = owner.ref.lookup(attr)
+            return found.val if found is not None else NOTHING
         if attr in api.CUT_ATTRIBUTES:
             return NOTHING
         key = self.heap_key(node.value, owner)

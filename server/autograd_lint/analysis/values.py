@@ -22,6 +22,7 @@ OBJECT = 5  # an instance of a local class that is not a module
 DIST = 6  # a torch.distributions object: it keeps the graph of its parameters
 CONTAINER = 7  # list/dict/tuple/deque built here: reading from it yields its contents
 ELEMENT = 8  # one element of a container: a tensor, but which of the contents is unknown
+NAMESPACE = 9  # a module of the project imported with `import x`: ref is its ModuleSummary
 
 
 class Site(NamedTuple):

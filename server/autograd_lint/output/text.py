@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 from ..analysis.model import Finding, Position, Severity
 from .report import Report
 
@@ -34,7 +36,7 @@ def _evidence(finding: Finding, paint) -> list[str]:
     for step in finding.evidence:
         where = _line_col(step.span.start)
         if step.path and step.path != finding.path:
-            where = f"{step.path}:{where}"
+            where = f"{_relative(step.path)}:{where}"
         out.append(f"    {paint(where + ':', _DIM)} {step.message}")
     return out
 
@@ -55,3 +57,11 @@ def summary(report: Report) -> str:
         f"Found {_count(len(report.findings), 'finding')} in "
         f"{_count(report.files_with_findings, 'file')} ({checked} checked)."
     )
+
+
+def _relative(path: str) -> str:
+    """Evidence in another file is shown relative to the working directory when it can be."""
+    try:
+        return os.path.relpath(path)
+    except ValueError:  # another drive on Windows
+        return path

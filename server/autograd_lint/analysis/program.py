@@ -1,0 +1,136 @@
+"""A file's top-level definitions and the analysis roots they give, with imports resolved.
+
+`Program` is built from a file's blocks without running anything: classes, functions,
+the module-level code, and what `from x import y` / `import x` bring in from other
+files of the project (through a resolver, see `modules.py`).
+"""
+
+from __future__ import annotations
+
+import ast
+
+from .blocks import Block
+from .interp import FunctionRef, make_class_info
+from .values import CLASS, FUNC, NAMESPACE, Binding, Site, Val
+
+BACKWARD_MARKERS = ("backward", "autograd")
+
+
+def is_relevant(text: str) -> bool:
+    return any(marker in text for marker in BACKWARD_MARKERS)
+
+
+class Program:
+    """What the file defines at the top level, with dependencies by name."""
+
+    def __init__(self, blocks: list[Block], path: str = "", resolver=None):
+        self.path = path
+        self.resolver = resolver
+        self.imported: list = []  # the ModuleSummary objects this file's imports reached
+        self.blocks = [b for b in blocks if b.error is None]
+        self.classes = {}
+        self.definitions: dict[str, Binding] = {}
+        self.definers: dict[str, list[Block]] = {}
+        self.module_code: list[tuple[Block, list]] = []
+        self.functions: list[FunctionRef] = []
+        for block in self.blocks:
+            for name in block.defines():
+                self.definers.setdefault(name, []).append(block)
+            code = []
+            for statement in block.statements:
+                site = Site(block, statement)
+                if isinstance(statement, ast.ClassDef):
+                    info = make_class_info(statement, block, self.classes)
+                    self.classes[statement.name] = info
+                    self.definitions[statement.name] = Binding(Val(frozenset(), CLASS, info), site)
+                    self.functions.extend(info.methods.values())
+                elif isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    fn = FunctionRef(statement, block)
+                    self.definitions[statement.name] = Binding(Val(frozenset(), FUNC, fn), site)
+                    self.functions.append(fn)
+                else:
+                    if resolver is not None and isinstance(statement, (ast.Import, ast.ImportFrom)):
+                        self.bind_import(statement, site)
+                    code.append(statement)
+            if code:
+                self.module_code.append((block, code))
+        self._closures: dict[int, frozenset] = {}
+
+    def bind_import(self, statement, site: Site) -> None:
+        """`from .models import Net` / `import models`: definitions of the project's files."""
+        if isinstance(statement, ast.ImportFrom):
+            summary = self.resolver(statement.module or "", statement.level, self.path)
+            if summary is None:
+                return
+            self.imported.append(summary)
+            for alias in statement.names:
+                found = summary.lookup(alias.name)
+                if found is None:  # `from pkg import submodule`
+                    prefix = f"{statement.module}." if statement.module else ""
+                    sub = self.resolver(prefix + alias.name, statement.level, self.path)
+                    if sub is not None:
+                        self.imported.append(sub)
+                        found = Binding(Val(frozenset(), NAMESPACE, sub), site)
+                if found is not None:
+                    self.definitions[alias.asname or alias.name] = found
+            return
+        for alias in statement.names:
+            summary = self.resolver(alias.name, 0, self.path)
+            if summary is None:
+                continue
+            self.imported.append(summary)
+            if alias.asname:
+                self.definitions[alias.asname] = Binding(Val(frozenset(), NAMESPACE, summary), site)
+            elif "." not in alias.name:
+                self.definitions[alias.name] = Binding(Val(frozenset(), NAMESPACE, summary), site)
+
+    @property
+    def imports_key(self) -> tuple:
+        return tuple(summary.key for summary in self.imported)
+
+    def dependencies(self, block: Block) -> frozenset[int]:
+        """Keys of every block reachable by name from `block` (itself included)."""
+        found = self._closures.get(id(block))
+        if found is not None:
+            return found
+        seen = {id(block): block}
+        todo = [block]
+        while todo:
+            current = todo.pop()
+            for name in current.names:
+                for definer in self.definers.get(name, ()):
+                    if id(definer) not in seen:
+                        seen[id(definer)] = definer
+                        todo.append(definer)
+        found = frozenset(b.key for b in seen.values())
+        self._closures[id(block)] = found
+        return found
+
+    def relevant_functions(self) -> list[FunctionRef]:
+        texts = {id(fn): function_text(fn) for fn in self.functions}
+        relevant = {id(fn) for fn in self.functions if is_relevant(texts[id(fn)])}
+        names = {fn.node.name for fn in self.functions if id(fn) in relevant}
+        for _ in range(3):  # callers of callers of functions that call backward
+            grew = False
+            for fn in self.functions:
+                if id(fn) not in relevant and any(n in texts[id(fn)] for n in names):
+                    relevant.add(id(fn))
+                    names.add(fn.node.name)
+                    grew = True
+            if not grew:
+                break
+        return [fn for fn in self.functions if id(fn) in relevant]
+
+
+def parameter_names(node) -> set[str]:
+    arguments = node.args
+    names = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]
+    names += [a for a in (arguments.vararg, arguments.kwarg) if a is not None]
+    return {a.arg for a in names}
+
+
+def function_text(fn: FunctionRef) -> str:
+    block = fn.block
+    first = fn.node.lineno - block.parsed_start
+    last = (fn.node.end_lineno or fn.node.lineno) - block.parsed_start + 1
+    return "\n".join(block.lines[first:last])
