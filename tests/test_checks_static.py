@@ -416,6 +416,19 @@ AG007_FLAGGED = {
             grads = torch.autograd.grad(loss, model.parameters())
             return grads
     """,
+    "optimizer step between a retained forward and its second backward": """
+        import torch
+        class GAN:
+            def __init__(self, gen, disc):
+                self.gen, self.disc = gen, disc
+                self.opt_d = torch.optim.Adam(self.disc.parameters())
+            def fit(self, z, real):
+                fake = self.gen(z)
+                d_fake = self.disc(fake)
+                (d_fake.mean() - self.disc(real).mean()).backward(retain_graph=True)
+                self.opt_d.step()  # expect: AG007
+                (-d_fake.mean()).backward()
+    """,
     "module-level script across statements": """
         import torch
         w = torch.randn(3, requires_grad=True)
@@ -507,6 +520,25 @@ AG007_QUIET = {
             y = torch.sigmoid(model(x))
             y.data.mul_(2)  # expect: AG006
             y.sum().backward()
+    """,
+    "a fresh forward after the optimizer step": """
+        import torch
+        def fit(gen, disc, z, real):
+            opt_d = torch.optim.Adam(disc.parameters())
+            fake = gen(z)
+            (disc(fake.detach()).mean() - disc(real).mean()).backward()
+            opt_d.step()
+            (-disc(fake).mean()).backward()
+    """,
+    "an optimizer step after the graph was freed": """
+        import torch
+        def fit(model, x):
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            for _ in range(3):
+                optimizer.zero_grad()
+                out = model(x.requires_grad_())
+                out.sum().backward()
+                optimizer.step()
     """,
     "exclusive branches": """
         import torch

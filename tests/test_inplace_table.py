@@ -189,3 +189,30 @@ def test_inplace_modules_modify_their_input(name):
         raised = True
     flagged = any(f.code == "AG007" and f.span.start.line == 7 for f in analyze(source, "c.py"))
     assert (raised, flagged) == (True, True), source
+
+
+@pytest.mark.parametrize("input_requires_grad", [True, False])
+def test_a_model_saves_its_weights_for_its_inputs_gradient(input_requires_grad):
+    # An optimizer step updates the weights in place: a graph through the model built
+    # before the step breaks when its input needed a gradient (one layer: only then).
+    source = HEADER + (
+        "gen, disc = nn.Linear(2, 2), nn.Linear(2, 1)\n"
+        "opt_d = torch.optim.SGD(disc.parameters(), lr=0.1)\n"
+        f"x = {'gen(torch.randn(4, 2))' if input_requires_grad else 'torch.randn(4, 2)'}\n"
+        "out = disc(x)\n"
+        "out.mean().backward(retain_graph=True)\n"
+        "opt_d.step()\n"
+        "result = out\n"
+        "(-result).mean().backward()\n"
+    )
+    try:
+        exec(compile(source, "<case>", "exec"), {})  # noqa: S102
+        raised = False
+    except RuntimeError as error:
+        assert MODIFIED in str(error), error
+        raised = True
+    step_line = HEADER.count("\n") + 6
+    flagged = any(
+        f.code == "AG007" and f.span.start.line == step_line for f in analyze(source, "c.py")
+    )
+    assert (raised, flagged) == (input_requires_grad, input_requires_grad), source

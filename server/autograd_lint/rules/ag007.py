@@ -12,6 +12,10 @@ What it does
     when the other operand requires grad. Views share the check (`y[0].zero_()` modifies
     `y`), and so does `.detach()`; writes through `.data` do not (see AG006). Only
     operands known to require grad count, so `x * 2` followed by `x.add_(1)` is fine.
+    An optimizer's `step()` updates its model's weights in place (`opt_d = Adam(
+    disc.parameters())`): a graph through `disc(fake)` built before `opt_d.step()` saved
+    those weights when its input requires grad, so a later backward through it fails —
+    the GAN that reuses `D(G(z))` for the generator's loss after the discriminator's step.
 
 Why it is bad
     The backward raises `RuntimeError: one of the variables needed for gradient
@@ -28,6 +32,8 @@ Example
 Fix
     Use the out-of-place form (`probs = probs.masked_fill(mask, 0)`, `h = h + 1`,
     `F.relu(x)` without `inplace=True`), or `.clone()` the tensor before modifying the copy.
+    After an optimizer step, run the model again instead of reusing an output computed
+    before the step (and drop the `retain_graph=True` that kept it).
 """
 
 from ..analysis.model import Severity
@@ -91,6 +97,15 @@ w = torch.randn(3, requires_grad=True)
 h = torch.tanh(w * 2)
 out = F.relu(h, inplace=True)  # expect: AG007
 out.sum().backward()
+""",
+    """
+import torch
+gen, disc = torch.nn.Linear(2, 2), torch.nn.Linear(2, 1)
+opt_d = torch.optim.SGD(disc.parameters(), lr=0.1)
+d_fake = disc(gen(torch.randn(4, 2)))
+d_fake.mean().backward(retain_graph=True)
+opt_d.step()  # expect: AG007
+(-d_fake.mean()).backward()
 """,
     """
 import torch

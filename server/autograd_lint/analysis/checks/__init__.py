@@ -25,7 +25,7 @@ def run_checks(blocks: list[Block], path: str = "") -> list[Finding]:
     if not scopes:
         return []
     findings: list[Finding] = []
-    facts = None
+    facts = optimizers = None
     for scope in scopes:
         text = scope.text
         if zero_grad.wanted(text):
@@ -35,7 +35,9 @@ def run_checks(blocks: list[Block], path: str = "") -> list[Finding]:
         if data_attr.wanted(text):
             findings.extend(data_attr.check(scope, path))
         if inplace.wanted(text):
-            findings.extend(inplace.check(scope, path))
+            if optimizers is None:
+                optimizers = inplace.optimized_models(blocks)
+            findings.extend(inplace.check(scope, path, optimizers))
     findings.sort(key=Finding.sort_key)
     return findings
 

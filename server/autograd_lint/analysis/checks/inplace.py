@@ -12,12 +12,15 @@ operand known to require grad, and the backward must be reached from the saving 
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field, replace
+import re
+from dataclasses import replace
 from itertools import count
 
 from .. import torch_api as api
 from ..model import Role, Severity
 from . import inplace_table as table
+from .inplace_exprs import ExpressionMixin
+from .inplace_values import NO, YES, Saved, State, Val, join
 from .scopes import (
     FUNCTIONS,
     Scope,
@@ -30,13 +33,28 @@ from .scopes import (
 )
 
 CODE = "AG007"
-NO, MAYBE, YES = 0, 1, 2
-TORCH_PREFIXES = ("torch.", "F.", "nn.", "functional.")
 INPLACE_AUG = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.MatMult, ast.Pow, ast.FloorDiv, ast.Mod)
-AS_IS_METHODS = frozenset({"to", "cuda", "cpu", "float", "double", "half", "type_as", "type"})
 ERROR_TEXT = (
     "one of the variables needed for gradient computation has been modified by an inplace operation"  # noqa: E501
 )
+
+
+_OPTIMIZER_CLASSES = "|".join(sorted(api.OPTIMIZER_CLASSES))
+# `opt_d = torch.optim.Adam(disc.parameters(), ...)`: which model's weights a step updates.
+OPTIMIZER_OF_MODEL = re.compile(
+    rf"([A-Za-z_][\w.]*)\s*(?::[^=\n]+)?=\s*(?:[\w.]*\.)?(?:{_OPTIMIZER_CLASSES})\("
+    rf"\s*(?:params\s*=\s*)?(?:list\(\s*)?([A-Za-z_][\w.]*)\.parameters\(\)"
+)
+
+
+def optimized_models(blocks) -> dict[str, frozenset[str]]:
+    """Optimizer name -> names of the models whose parameters it steps (last parts)."""
+    found: dict[str, set[str]] = {}
+    for block in blocks:
+        if block.error is None and "parameters()" in block.text:
+            for match in OPTIMIZER_OF_MODEL.finditer(block.text):
+                found.setdefault(last_part(match[1]), set()).add(last_part(match[2]))
+    return {name: frozenset(models) for name, models in found.items()}
 
 
 def wanted(text: str) -> bool:
@@ -45,40 +63,12 @@ def wanted(text: str) -> bool:
     )
 
 
-@dataclass(frozen=True, slots=True)
-class Val:
-    tensor: bool = False
-    grad: int = MAYBE
-    storage: frozenset = frozenset()  # empty: writes to it are invisible (`.data`, numbers)
-    deps: frozenset = frozenset()  # ids of saving ops in its history
-    module: str | None = None  # "inplace:ReLU", "model", or an op name for nn.Sigmoid() & co.
-    items: tuple | None = None  # elements of a tuple/list literal
-
-
-CONST = Val(grad=NO)
-
-
-@dataclass(eq=False)
-class Saved:
-    block: object
-    op_node: ast.AST
-    what: str  # "its result" or "`a`"
-    storage: int
-    modified: tuple | None = None  # (block, node, label) of the first in-place op
-    freed: bool = False
-
-
-@dataclass
-class State:
-    env: dict = field(default_factory=dict)
-
-    def copy(self) -> State:
-        return State(dict(self.env))
-
-
-class InplaceChecker:
-    def __init__(self, scope: Scope, path: str):
+class InplaceChecker(ExpressionMixin):
+    def __init__(self, scope: Scope, path: str, optimizers: dict | None = None):
         self.scope = scope
+        self.optimizers = optimizers or {}
+        self.stepped_models = frozenset().union(*self.optimizers.values())
+        self.weights: dict[str, int] = {}  # model name -> the storage its weights stand for
         self.path = path
         self.block = None
         self.state = State()
@@ -236,202 +226,6 @@ class InplaceChecker:
         return self.fresh(Val())
 
     # -- expressions -------------------------------------------------------------------
-    def ev(self, node: ast.AST) -> Val:
-        handler = getattr(self, "ev_" + node.__class__.__name__, None)
-        if handler is not None:
-            return handler(node)
-        grad, deps = NO, frozenset()
-        for child in ast.iter_child_nodes(node):
-            if isinstance(child, ast.expr):
-                value = self.ev(child)
-                grad, deps = max(grad, value.grad), deps | value.deps
-        return Val(grad=grad, deps=deps)
-
-    def ev_NamedExpr(self, node: ast.NamedExpr) -> Val:
-        value = self.ev(node.value)
-        self.bind(node.target, value)
-        return value
-
-    def ev_Constant(self, node) -> Val:
-        return CONST
-
-    def ev_Name(self, node: ast.Name) -> Val:
-        return self.lookup(node.id)
-
-    def lookup(self, key: str) -> Val:
-        value = self.state.env.get(key)
-        if value is None:
-            value = self.fresh(Val())
-            self.state.env[key] = value
-        return value
-
-    def ev_Attribute(self, node: ast.Attribute) -> Val:
-        key = dotted_name(node)
-        if key is not None and key in self.state.env:
-            return self.state.env[key]
-        base = self.ev(node.value)
-        attr = node.attr
-        if attr == "data":  # writes through .data bypass the version counter (AG006)
-            return Val(tensor=base.tensor, grad=NO)
-        if attr in ("T", "mT", "H", "mH") and base.tensor:
-            return replace(base, module=None, items=None)
-        if attr in ("weight", "bias"):
-            value = self.fresh(Val(tensor=True, grad=YES))
-        elif attr == "grad":
-            value = self.fresh(Val(tensor=True, grad=NO))
-        elif attr in api.CUT_ATTRIBUTES:
-            return CONST
-        else:
-            value = self.fresh(Val(grad=MAYBE if base.grad != NO else NO))
-        if key is not None:
-            self.state.env[key] = value
-        return value
-
-    def ev_Subscript(self, node: ast.Subscript) -> Val:
-        base = self.ev(node.value)
-        self.ev(node.slice)
-        if base.tensor:
-            return Val(tensor=True, grad=base.grad, storage=base.storage, deps=base.deps)
-        return self.fresh(Val(grad=base.grad, deps=base.deps))
-
-    def ev_Tuple(self, node) -> Val:
-        items = tuple(self.ev(e) for e in node.elts)
-        grad = max((v.grad for v in items), default=NO)
-        deps = frozenset().union(*(v.deps for v in items))
-        return Val(grad=grad, deps=deps, items=items)
-
-    ev_List = ev_Tuple
-
-    def ev_BinOp(self, node: ast.BinOp) -> Val:
-        left, right = self.ev(node.left), self.ev(node.right)
-        return self.arith(node.op, left, right, node)
-
-    def ev_UnaryOp(self, node: ast.UnaryOp) -> Val:
-        value = self.ev(node.operand)
-        if isinstance(node.op, ast.Not):
-            return CONST
-        return self.fresh(Val(tensor=value.tensor, grad=value.grad, deps=value.deps))
-
-    def ev_Compare(self, node: ast.Compare) -> Val:
-        for child in (node.left, *node.comparators):
-            self.ev(child)
-        return CONST
-
-    def ev_Lambda(self, node) -> Val:
-        return CONST
-
-    def ev_IfExp(self, node: ast.IfExp) -> Val:
-        self.ev(node.test)
-        return join_vals(self.ev(node.body), self.ev(node.orelse))
-
-    def arith(self, op: ast.operator, left: Val, right: Val, node: ast.AST) -> Val:
-        info = table.OPERATORS.get(type(op))
-        if info is None:
-            grad = max(left.grad, right.grad)
-            tensor = left.tensor or right.tensor
-            return self.fresh(Val(tensor=tensor, grad=grad, deps=left.deps | right.deps))
-        left_node = getattr(node, "left", None) or getattr(node, "target", node)
-        right_node = getattr(node, "right", None) or getattr(node, "value", node)
-        return self.apply(info, node, [(left, left_node), (right, right_node)])
-
-    def ev_Call(self, node: ast.Call) -> Val:
-        func = node.func
-        name = dotted_name(func) or ""
-        args = [self.ev(a) for a in node.args]
-        keywords = {k.arg: k.value for k in node.keywords}
-        for keyword in node.keywords:
-            self.ev(keyword.value)
-        operands = list(zip(args, node.args))
-        tail = last_part(name) if name else (func.attr if isinstance(func, ast.Attribute) else "")
-        if name.startswith(TORCH_PREFIXES) or name in ("F", "torch"):
-            return self.torch_call(node, name, tail, operands, keywords)
-        if isinstance(func, ast.Attribute):
-            receiver = self.ev(func.value)
-            if receiver.module is None and (receiver.tensor or tail.endswith("_")):
-                return self.method_call(node, func, receiver, operands, keywords)
-            if tail == "backward":  # `loss.backward()`, `accelerator.backward(loss)`
-                use_argument = not receiver.deps and args and args[0].deps
-                self.backward(node, args[0] if use_argument else receiver, keywords)
-                return CONST
-        callee = self.ev(func) if not isinstance(func, ast.Attribute) else self.state.env.get(name)
-        if callee is not None and callee.module is not None and operands:
-            return self.module_call(node, callee.module, operands)
-        grad = max((v.grad for v in args), default=MAYBE)
-        deps = frozenset().union(*(v.deps for v in args)) if args else frozenset()
-        if api.MODELISH_NAME.match(last_part(name) or "-"):
-            return self.fresh(Val(tensor=True, grad=YES, deps=deps))
-        return self.fresh(Val(grad=YES if grad == YES else MAYBE, deps=deps))
-
-    def torch_call(self, node, name, tail, operands, keywords) -> Val:
-        args = [value for value, _ in operands]
-        if name in ("torch.autograd.backward", "torch.autograd.grad") and args:
-            self.backward(node, args[0], keywords)
-            return CONST
-        inplace = keywords.get("inplace")
-        constructed = name.startswith(("nn.", "torch.nn.")) and tail[:1].isupper()
-        if constructed:
-            if isinstance(inplace, ast.Constant) and inplace.value is True:
-                return Val(module=f"inplace:{tail}") if tail in table.INPLACE_MODULES else CONST
-            if tail in table.MODULES:
-                return Val(module=table.MODULES[tail].op)
-            if tail == "Parameter":
-                return self.fresh(Val(tensor=True, grad=YES))
-            return Val(module="model")
-        if tail[:1].isupper():  # optimizers, schedulers, datasets: not tensors
-            return Val()
-        if args and (
-            (isinstance(inplace, ast.Constant) and inplace.value is True)
-            or (tail.endswith("_") and not tail.startswith("_"))
-        ):
-            return self.inplace_op(tail.rstrip("_"), args[0], node, short(operands[0][1]))
-        if tail in api.FACTORIES:
-            wants = keywords.get("requires_grad")
-            grad = YES if isinstance(wants, ast.Constant) and wants.value is True else NO
-            return self.fresh(Val(tensor=True, grad=grad))
-        info = table.BY_NAME.get(tail)
-        if info is not None and operands:
-            return self.apply(info, node, operands)
-        grad = max((v.grad for v in args), default=NO)
-        deps = frozenset().union(*(v.deps for v in args)) if args else frozenset()
-        return self.fresh(Val(tensor=True, grad=grad, deps=deps))
-
-    def method_call(self, node, func, receiver: Val, operands, keywords) -> Val:
-        method = func.attr
-        if method == "backward":
-            self.backward(node, receiver, keywords)
-            return CONST
-        if method.endswith("_") and not method.startswith("__"):
-            if method == "requires_grad_":
-                return replace(receiver, grad=YES)
-            if method in table.NOT_MODIFYING:
-                return receiver
-            return self.inplace_op(method[:-1], receiver, node, short(func.value))
-        if method in table.VIEW_METHODS or method in AS_IS_METHODS:
-            if method == "detach":
-                return Val(tensor=True, grad=NO, storage=receiver.storage)
-            return Val(
-                tensor=True, grad=receiver.grad, storage=receiver.storage, deps=receiver.deps
-            )
-        if method in api.CUT_METHODS:
-            return CONST
-        info = table.METHODS.get(method)
-        if info is not None:
-            return self.apply(info, node, [(receiver, func.value), *operands])
-        grad = max([receiver.grad, *(v.grad for v, _ in operands)])
-        deps = receiver.deps.union(*(v.deps for v, _ in operands))
-        return self.fresh(Val(tensor=True, grad=grad, deps=deps))
-
-    def module_call(self, node, module: str, operands) -> Val:
-        first, first_node = operands[0]
-        if module.startswith("inplace:"):
-            op_name = table.MODULES[module[8:]].op if module[8:] in table.MODULES else ""
-            return self.inplace_op(op_name, first, node, short(first_node))
-        if module == "model":
-            deps = frozenset().union(*(v.deps for v, _ in operands))
-            return self.fresh(Val(tensor=True, grad=YES, deps=deps))
-        return self.apply(table.BY_NAME[module], node, operands[:1])
-
-    # -- saving, modifying, backward ----------------------------------------------------
     def apply(self, info: table.OpInfo, node, operands) -> Val:
         """Result of a table op; records what it saves when its result requires grad."""
         values = [value for value, _ in operands]
@@ -501,55 +295,29 @@ class InplaceChecker:
         if id(mod_node) in self.reported:
             return
         self.reported.add(id(mod_node))
-        op_span = record.block.span_of(record.op_node)
-        back_span = self.block.span_of(backward_node)
+        op_line = record.block.span_of(record.op_node).start.line
+        back_line = self.block.span_of(backward_node).start.line
         op_text = short(record.op_node)
+        if record.what.endswith("weights"):
+            kind, changed = "optimizer-step", f"`{short(mod_node)}` updates {label} in place"
+        else:
+            kind = "saved-output" if record.what == "its result" else "saved-input"
+            changed = f"in-place modification of `{label}`"
         message = (
-            f"in-place modification of `{label}`, which `{op_text}` (line {op_span.start.line}) "
-            f"saved for backward: the backward at line {back_span.start.line} will raise "
-            f'"{ERROR_TEXT}"'
+            f"{changed}, which `{op_text}` (line {op_line}) saved for backward: the backward "
+            f'at line {back_line} will raise "{ERROR_TEXT}"'
         )
-        kind = "saved-output" if record.what == "its result" else "saved-input"
+        saves = f"`{op_text}` saves {record.what} for backward"
+        fails = f"this backward needs the saved tensor and raises: {ERROR_TEXT}"
         steps = [
-            step(
-                record.block,
-                record.op_node,
-                f"`{op_text}` saves {record.what} for backward",
-                Role.BUILT,
-                label,
-            ),  # fmt: skip
-            step(mod_block, mod_node, f"`{label}` is modified in place", Role.NOTE, label),
-            step(
-                self.block,
-                backward_node,
-                f"this backward needs the saved tensor and raises: {ERROR_TEXT}",
-                Role.FAILS,
-            ),  # fmt: skip
+            step(record.block, record.op_node, saves, Role.BUILT, label),
+            step(mod_block, mod_node, f"{label} modified in place", Role.NOTE, label),
+            step(self.block, backward_node, fails, Role.FAILS),
         ]
         self.findings.append(
             finding(CODE, Severity.ERROR, message, mod_block, mod_node, steps, kind, self.path)
         )
 
 
-def join_vals(a: Val, b: Val) -> Val:
-    if a == b:
-        return a
-    return Val(
-        tensor=a.tensor and b.tensor,
-        grad=a.grad if a.grad == b.grad else MAYBE,
-        storage=a.storage | b.storage,
-        deps=a.deps | b.deps,
-        module=a.module if a.module == b.module else None,
-    )
-
-
-def join(a: State, b: State) -> State:
-    env = dict(a.env)
-    for key, value in b.env.items():
-        mine = env.get(key)
-        env[key] = value if mine is None else join_vals(mine, value)
-    return State(env)
-
-
-def check(scope: Scope, path: str = "") -> list:
-    return InplaceChecker(scope, path).run()
+def check(scope: Scope, path: str = "", optimizers: dict | None = None) -> list:
+    return InplaceChecker(scope, path, optimizers).run()

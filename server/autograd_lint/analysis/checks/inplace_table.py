@@ -84,9 +84,7 @@ VIEW_METHODS = frozenset(
 )  # fmt: skip
 
 # In-place methods that do not change the tensor's values (or its version).
-NOT_MODIFYING = frozenset(
-    {"requires_grad_", "retain_grad", "share_memory_", "detach_"}
-)
+NOT_MODIFYING = frozenset({"requires_grad_", "retain_grad", "share_memory_", "detach_"})
 
 # Modules that modify their input in place when built with `inplace=True`.
 INPLACE_MODULES = frozenset(

@@ -1,0 +1,246 @@
+"""AG007's expression rules: what each expression's value is, and the calls that save,
+modify or run a backward. One handler per node type (`ev_<NodeName>`); the checker in
+`inplace.py` supplies the state, `apply`, `inplace_op`, `modified` and `backward`.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import replace
+
+from .. import torch_api as api
+from . import inplace_table as table
+from .inplace_values import CONST, MAYBE, NO, YES, Val, join_vals
+from .scopes import dotted_name, last_part, short
+
+TORCH_PREFIXES = ("torch.", "F.", "nn.", "functional.")
+AS_IS_METHODS = frozenset({"to", "cuda", "cpu", "float", "double", "half", "type_as", "type"})
+
+
+class ExpressionMixin:
+    def ev(self, node: ast.AST) -> Val:
+        handler = getattr(self, "ev_" + node.__class__.__name__, None)
+        if handler is not None:
+            return handler(node)
+        grad, deps = NO, frozenset()
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.expr):
+                value = self.ev(child)
+                grad, deps = max(grad, value.grad), deps | value.deps
+        return Val(grad=grad, deps=deps)
+
+    def ev_NamedExpr(self, node: ast.NamedExpr) -> Val:
+        value = self.ev(node.value)
+        self.bind(node.target, value)
+        return value
+
+    def ev_Constant(self, node) -> Val:
+        return CONST
+
+    def ev_Name(self, node: ast.Name) -> Val:
+        return self.lookup(node.id)
+
+    def lookup(self, key: str) -> Val:
+        value = self.state.env.get(key)
+        if value is None:
+            value = self.fresh(Val())
+            self.state.env[key] = value
+        return value
+
+    def ev_Attribute(self, node: ast.Attribute) -> Val:
+        key = dotted_name(node)
+        if key is not None and key in self.state.env:
+            return self.state.env[key]
+        base = self.ev(node.value)
+        attr = node.attr
+        if attr == "data":  # writes through .data bypass the version counter (AG006)
+            return Val(tensor=base.tensor, grad=NO)
+        if attr in ("T", "mT", "H", "mH") and base.tensor:
+            return replace(base, module=None, items=None)
+        if attr in ("weight", "bias"):
+            value = self.fresh(Val(tensor=True, grad=YES))
+        elif attr == "grad":
+            value = self.fresh(Val(tensor=True, grad=NO))
+        elif attr in api.CUT_ATTRIBUTES:
+            return CONST
+        else:
+            value = self.fresh(Val(grad=MAYBE if base.grad != NO else NO))
+        if key is not None:
+            self.state.env[key] = value
+        return value
+
+    def ev_Subscript(self, node: ast.Subscript) -> Val:
+        base = self.ev(node.value)
+        self.ev(node.slice)
+        if base.tensor:
+            return Val(tensor=True, grad=base.grad, storage=base.storage, deps=base.deps)
+        return self.fresh(Val(grad=base.grad, deps=base.deps))
+
+    def ev_Tuple(self, node) -> Val:
+        items = tuple(self.ev(e) for e in node.elts)
+        grad = max((v.grad for v in items), default=NO)
+        deps = frozenset().union(*(v.deps for v in items))
+        return Val(grad=grad, deps=deps, items=items)
+
+    ev_List = ev_Tuple
+
+    def ev_BinOp(self, node: ast.BinOp) -> Val:
+        left, right = self.ev(node.left), self.ev(node.right)
+        return self.arith(node.op, left, right, node)
+
+    def ev_UnaryOp(self, node: ast.UnaryOp) -> Val:
+        value = self.ev(node.operand)
+        if isinstance(node.op, ast.Not):
+            return CONST
+        return self.fresh(Val(tensor=value.tensor, grad=value.grad, deps=value.deps))
+
+    def ev_Compare(self, node: ast.Compare) -> Val:
+        for child in (node.left, *node.comparators):
+            self.ev(child)
+        return CONST
+
+    def ev_Lambda(self, node) -> Val:
+        return CONST
+
+    def ev_IfExp(self, node: ast.IfExp) -> Val:
+        self.ev(node.test)
+        return join_vals(self.ev(node.body), self.ev(node.orelse))
+
+    def arith(self, op: ast.operator, left: Val, right: Val, node: ast.AST) -> Val:
+        info = table.OPERATORS.get(type(op))
+        if info is None:
+            grad = max(left.grad, right.grad)
+            tensor = left.tensor or right.tensor
+            return self.fresh(Val(tensor=tensor, grad=grad, deps=left.deps | right.deps))
+        left_node = getattr(node, "left", None) or getattr(node, "target", node)
+        right_node = getattr(node, "right", None) or getattr(node, "value", node)
+        return self.apply(info, node, [(left, left_node), (right, right_node)])
+
+    def ev_Call(self, node: ast.Call) -> Val:
+        func = node.func
+        name = dotted_name(func) or ""
+        args = [self.ev(a) for a in node.args]
+        keywords = {k.arg: k.value for k in node.keywords}
+        for keyword in node.keywords:
+            self.ev(keyword.value)
+        operands = list(zip(args, node.args))
+        tail = last_part(name) if name else (func.attr if isinstance(func, ast.Attribute) else "")
+        if self.optimizers and tail == "step" and name.endswith(".step"):
+            stepped = name[: -len(".step")]
+            if "scaler" in last_part(stepped).lower() and node.args:  # scaler.step(opt)
+                stepped = dotted_name(node.args[0]) or ""
+            models = self.optimizers.get(last_part(stepped))
+            if models:
+                return self.optimizer_step(node, models)
+        if self.stepped_models and last_part(name or "-") in self.stepped_models:
+            return self.model_call(node, last_part(name), operands)
+        if name.startswith(TORCH_PREFIXES) or name in ("F", "torch"):
+            return self.torch_call(node, name, tail, operands, keywords)
+        if isinstance(func, ast.Attribute):
+            receiver = self.ev(func.value)
+            if receiver.module is None and (receiver.tensor or tail.endswith("_")):
+                return self.method_call(node, func, receiver, operands, keywords)
+            if tail == "backward":  # `loss.backward()`, `accelerator.backward(loss)`
+                use_argument = not receiver.deps and args and args[0].deps
+                self.backward(node, args[0] if use_argument else receiver, keywords)
+                return CONST
+        callee = self.ev(func) if not isinstance(func, ast.Attribute) else self.state.env.get(name)
+        if callee is not None and callee.module is not None and operands:
+            return self.module_call(node, callee.module, operands)
+        grad = max((v.grad for v in args), default=MAYBE)
+        deps = frozenset().union(*(v.deps for v in args)) if args else frozenset()
+        if api.MODELISH_NAME.match(last_part(name) or "-"):
+            return self.fresh(Val(tensor=True, grad=YES, deps=deps))
+        return self.fresh(Val(grad=YES if grad == YES else MAYBE, deps=deps))
+
+    def torch_call(self, node, name, tail, operands, keywords) -> Val:
+        args = [value for value, _ in operands]
+        if name in ("torch.autograd.backward", "torch.autograd.grad") and args:
+            self.backward(node, args[0], keywords)
+            return CONST
+        inplace = keywords.get("inplace")
+        constructed = name.startswith(("nn.", "torch.nn.")) and tail[:1].isupper()
+        if constructed:
+            if isinstance(inplace, ast.Constant) and inplace.value is True:
+                return Val(module=f"inplace:{tail}") if tail in table.INPLACE_MODULES else CONST
+            if tail in table.MODULES:
+                return Val(module=table.MODULES[tail].op)
+            if tail == "Parameter":
+                return self.fresh(Val(tensor=True, grad=YES))
+            return Val(module="model")
+        if tail[:1].isupper():  # optimizers, schedulers, datasets: not tensors
+            return Val()
+        if args and (
+            (isinstance(inplace, ast.Constant) and inplace.value is True)
+            or (tail.endswith("_") and not tail.startswith("_"))
+        ):
+            return self.inplace_op(tail.rstrip("_"), args[0], node, short(operands[0][1]))
+        if tail in api.FACTORIES:
+            wants = keywords.get("requires_grad")
+            grad = YES if isinstance(wants, ast.Constant) and wants.value is True else NO
+            return self.fresh(Val(tensor=True, grad=grad))
+        info = table.BY_NAME.get(tail)
+        if info is not None and operands:
+            return self.apply(info, node, operands)
+        grad = max((v.grad for v in args), default=NO)
+        deps = frozenset().union(*(v.deps for v in args)) if args else frozenset()
+        return self.fresh(Val(tensor=True, grad=grad, deps=deps))
+
+    def method_call(self, node, func, receiver: Val, operands, keywords) -> Val:
+        method = func.attr
+        if method == "backward":
+            self.backward(node, receiver, keywords)
+            return CONST
+        if method.endswith("_") and not method.startswith("__"):
+            if method == "requires_grad_":
+                return replace(receiver, grad=YES)
+            if method in table.NOT_MODIFYING:
+                return receiver
+            return self.inplace_op(method[:-1], receiver, node, short(func.value))
+        if method in table.VIEW_METHODS or method in AS_IS_METHODS:
+            if method == "detach":
+                return Val(tensor=True, grad=NO, storage=receiver.storage)
+            return Val(
+                tensor=True, grad=receiver.grad, storage=receiver.storage, deps=receiver.deps
+            )
+        if method in api.CUT_METHODS:
+            return CONST
+        info = table.METHODS.get(method)
+        if info is not None:
+            return self.apply(info, node, [(receiver, func.value), *operands])
+        grad = max([receiver.grad, *(v.grad for v, _ in operands)])
+        deps = receiver.deps.union(*(v.deps for v, _ in operands))
+        return self.fresh(Val(tensor=True, grad=grad, deps=deps))
+
+    def module_call(self, node, module: str, operands) -> Val:
+        first, first_node = operands[0]
+        if module.startswith("inplace:"):
+            op_name = table.MODULES[module[8:]].op if module[8:] in table.MODULES else ""
+            return self.inplace_op(op_name, first, node, short(first_node))
+        if module == "model":
+            deps = frozenset().union(*(v.deps for v, _ in operands))
+            return self.fresh(Val(tensor=True, grad=YES, deps=deps))
+        return self.apply(table.BY_NAME[module], node, operands[:1])
+
+    def model_call(self, node, model: str, operands) -> Val:
+        """A model an optimizer of the file steps: its layers save their weights for the
+        input's gradient when the input requires grad."""
+        deps = frozenset().union(*(v.deps for v, _ in operands)) if operands else frozenset()
+        result = self.fresh(Val(tensor=True, grad=YES, deps=deps))
+        if self.no_grad or not any(v.grad == YES for v, _ in operands):
+            return result
+        weights = Val(storage=frozenset({self.weights_of(model)}))
+        return replace(result, deps=deps | {self.record(node, [(weights, f"`{model}`'s weights")])})
+
+    def optimizer_step(self, node, models) -> Val:
+        for model in sorted(models):
+            weights = Val(storage=frozenset({self.weights_of(model)}))
+            self.modified(weights, node, f"{model}'s weights")
+        return CONST
+
+    def weights_of(self, model: str) -> int:
+        if model not in self.weights:
+            self.weights[model] = next(self.ids)
+        return self.weights[model]
+
+    # -- saving, modifying, backward ----------------------------------------------------

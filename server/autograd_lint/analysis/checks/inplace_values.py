@@ -1,0 +1,65 @@
+"""AG007's abstract values: what the checker knows about each name.
+
+A value is a tensor or not, requires grad (no / maybe / yes), shares a storage (and so a
+version counter) with its views, and carries the ids of the saving ops in its history.
+Branches are joined with "may" facts: a storage that may be either, a history that may
+hold either's ops; "requires grad" stays known only where both branches agree.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+NO, MAYBE, YES = 0, 1, 2
+
+
+@dataclass(frozen=True, slots=True)
+class Val:
+    tensor: bool = False
+    grad: int = MAYBE
+    storage: frozenset = frozenset()  # empty: writes to it are invisible (`.data`, numbers)
+    deps: frozenset = frozenset()  # ids of saving ops in its history
+    module: str | None = None  # "inplace:ReLU", "model", or an op name for nn.Sigmoid() & co.
+    items: tuple | None = None  # elements of a tuple/list literal
+
+
+CONST = Val(grad=NO)
+
+
+@dataclass(eq=False)
+class Saved:
+    block: object
+    op_node: ast.AST
+    what: str  # "its result" or "`a`"
+    storage: int
+    modified: tuple | None = None  # (block, node, label) of the first in-place op
+    freed: bool = False
+
+
+@dataclass
+class State:
+    env: dict = field(default_factory=dict)
+
+    def copy(self) -> State:
+        return State(dict(self.env))
+
+
+def join_vals(a: Val, b: Val) -> Val:
+    if a == b:
+        return a
+    return Val(
+        tensor=a.tensor and b.tensor,
+        grad=a.grad if a.grad == b.grad else MAYBE,
+        storage=a.storage | b.storage,
+        deps=a.deps | b.deps,
+        module=a.module if a.module == b.module else None,
+    )
+
+
+def join(a: State, b: State) -> State:
+    env = dict(a.env)
+    for key, value in b.env.items():
+        mine = env.get(key)
+        env[key] = value if mine is None else join_vals(mine, value)
+    return State(env)
