@@ -20,7 +20,7 @@ import ast
 from ..analysis.model import Role
 from .common import detach_statement, fresh_name, is_backward_call, requires_grad_leaves
 from .context import Candidate, Context, bound_before, is_inside
-from .infer import LIST, TENSOR, _match_attribute, dotted, walk_scope
+from .infer import LIST, TENSOR, UNKNOWN, _match_attribute, dotted, walk_scope
 
 
 def carried_fixes(ctx: Context) -> list[Candidate]:
@@ -38,8 +38,61 @@ def carried_fixes(ctx: Context) -> list[Candidate]:
     if lists:
         return _empty_lists(ctx, carriers)
     out.extend(_assign_bare_detach(ctx, loop, carriers))
+    if ctx.finding.kind == "accumulated":
+        out.extend(_restart_at_loop_top(ctx, loop, carriers))
     out.extend(_detach_at_loop_top(ctx, loop, carriers, preferred=not out))
     return out
+
+
+def _restart_at_loop_top(ctx, loop, carriers) -> list[Candidate]:
+    """A sum built up by an inner loop (`penalty += p.abs().sum()`) starts afresh per step."""
+    doc = ctx.doc
+    if len(carriers) != 1:
+        return []
+    name, accumulation = carriers[0]
+    inner = [
+        a
+        for a in doc.ancestors(accumulation)
+        if isinstance(a, (ast.For, ast.AsyncFor, ast.While)) and is_inside(doc, a, loop)
+    ]
+    if loop in inner:
+        inner.remove(loop)
+    start = _initial_value(doc, name, loop)
+    loop_cst = doc.cst_statement(loop)
+    if not inner or start is None or loop_cst is None or not _has_indented_body(loop_cst):
+        return []
+    plan = ctx.plan()
+    plan.insert_at_top(loop_cst, f"{name} = {start}\n")
+    title = f"Start `{name}` afresh in each iteration: `{name} = {start}`"
+    return [ctx.candidate(title, plan, True, "restart-at-loop-top")]
+
+
+def _initial_value(doc, name, loop) -> str | None:
+    """The fresh value `name` gets before the loop: a number or a torch factory call."""
+    found = None
+    for node in walk_scope(doc.scope_of(loop)):
+        if not (
+            isinstance(node, ast.Assign)
+            and node.lineno < loop.lineno
+            and any(isinstance(t, ast.Name) and t.id == name for t in node.targets)
+        ):
+            continue
+        value = node.value
+        fresh = isinstance(value, ast.Constant) and isinstance(value.value, (int, float))
+        if isinstance(value, ast.Call) and (dotted(value.func) or "").startswith("torch."):
+            fresh = all(
+                isinstance(n, (ast.Constant, ast.Name, ast.Load, ast.Tuple, ast.keyword))
+                or n is value
+                or n is value.func
+                or is_inside_expr(n, value.func)
+                for n in ast.walk(value)
+            )
+        found = doc.text(value) if fresh else None
+    return found
+
+
+def is_inside_expr(node, container) -> bool:
+    return any(n is node for n in ast.walk(container))
 
 
 def _kinds(ctx: Context, name: str, loop: ast.AST) -> set[str]:
@@ -82,7 +135,7 @@ def _detach_at_loop_top(ctx, loop, carriers, preferred) -> list[Candidate]:
     leaves = requires_grad_leaves(doc.scope_of(loop), set(names))
     code = detach_statement(typed, ctx.torch, leaves)
     if code is None:
-        return []
+        return _detach_where_bound(ctx, loop, carriers, preferred)
     plan = ctx.plan()
     plan.insert_at_top(loop_cst, code)
     shown = " and ".join(f"`{name}`" for name in names)
@@ -99,12 +152,17 @@ def _detach_where_bound(ctx, loop, carriers, preferred) -> list[Candidate]:
     if not (
         isinstance(statement, ast.Assign)
         and len(statement.targets) == 1
-        and isinstance(statement.targets[0], ast.Name)
         and is_inside(doc, statement, loop)
     ):
         return []
+    target = statement.targets[0]
+    # `prev = loss`, or a container slot: `states[session] = hidden`.
+    stored_in = target.value if isinstance(target, ast.Subscript) else target
+    if not (isinstance(stored_in, ast.Name) and stored_in.id == name):
+        return []
     scope = doc.scope_of(loop)
-    if ctx.inference.kinds(statement.value, scope) != {TENSOR}:
+    # The finding says the stored value carries a graph; it must not be known as a tuple.
+    if not {TENSOR} <= ctx.inference.kinds(statement.value, scope) <= {TENSOR, UNKNOWN}:
         return []
     # The value is read later in the same iteration: detaching it there would cut the
     # gradient of this iteration's own loss.
@@ -126,7 +184,7 @@ def _detach_where_bound(ctx, loop, carriers, preferred) -> list[Candidate]:
     detached = f"{text}.detach()" if simple else f"({text}).detach()"
     plan = ctx.plan()
     plan.replace(value, doc.parse_expression(detached))
-    title = f"Store `{name}` detached: `{name} = {detached}`"
+    title = f"Store `{name}` detached: `{doc.text(target)} = {detached}`"
     return [ctx.candidate(title, plan, preferred, "detach-where-bound")]
 
 
@@ -285,7 +343,49 @@ def _empty_lists(ctx, carriers) -> list[Candidate]:
     backward = doc.statement_containing(doc.span(freed))
     if target is None or not isinstance(backward, ast.Expr) or backward.value is not freed:
         return []
+    if _kept_items(doc, doc.text(target)):
+        return _append_detached(ctx, statement)
     return _clear_after_backward(ctx, doc.text(target), backward)
+
+
+def _kept_items(doc, list_text) -> bool:
+    """A list that is indexed or sampled from (a replay buffer, a history window) keeps items."""
+    for node in ast.walk(doc.tree):
+        if isinstance(node, ast.Subscript) and doc.text(node.value) == list_text:
+            return True
+        sampled = isinstance(node, ast.Call) and (dotted(node.func) or "").startswith("random.")
+        if sampled and any(doc.text(a) == list_text for a in node.args):
+            return True
+    return False
+
+
+def _append_detached(ctx, statement) -> list[Candidate]:
+    """`history.append(probs)` -> `history.append(probs.detach())`: keep values, not graphs."""
+    doc = ctx.doc
+    call = statement.value
+    if call.func.attr != "append" or len(call.args) != 1:
+        return []
+    scope = doc.scope_of(statement)
+    item = call.args[0]
+    elements = item.elts if isinstance(item, ast.Tuple) else [item]
+    plan = ctx.plan()
+    changed = []
+    for element in elements:
+        if ctx.inference.kinds(element, scope) != {TENSOR}:
+            continue
+        node = doc.cst_expression(element)
+        if node is None:
+            return []
+        text = doc.text(element)
+        simple = isinstance(element, (ast.Name, ast.Attribute, ast.Call, ast.Subscript))
+        detached = f"{text}.detach()" if simple else f"({text}).detach()"
+        plan.replace(node, doc.parse_expression(detached))
+        changed.append(f"`{detached}`")
+    if not changed:
+        return []
+    list_text = doc.text(call.func.value)
+    title = f"Keep values, not graphs, in `{list_text}`: append {', '.join(changed)}"
+    return [ctx.candidate(title, plan, True, "append-detached")]
 
 
 def _appended_list(statement) -> ast.expr | None:
@@ -304,12 +404,8 @@ def _clear_after_backward(ctx, list_text, backward) -> list[Candidate]:
     scope = doc.scope_of(backward)
     # A list that is sampled from (a replay buffer) or indexed is meant to keep its
     # items; emptying it would change the algorithm, not fix it.
-    for node in ast.walk(doc.tree):
-        if isinstance(node, ast.Subscript) and doc.text(node.value) == list_text:
-            return []
-        sampled = isinstance(node, ast.Call) and (dotted(node.func) or "").startswith("random.")
-        if sampled and any(doc.text(a) == list_text for a in node.args):
-            return []
+    if _kept_items(doc, list_text):
+        return []
     # The list must be reachable under the same name where the backward runs.
     if not any(
         isinstance(n, (ast.Name, ast.Attribute)) and doc.text(n) == list_text

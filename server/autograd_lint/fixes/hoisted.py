@@ -65,16 +65,60 @@ def hoisted_fixes(ctx: Context) -> list[Candidate]:
         return []
 
     out = []
-    trained = _trained_names(doc.tree)
+    trained = _trained_names(doc.tree) - _imported_names(doc.tree)
     reads = names_read(statements)
     if ctx.torch and trained and not (reads & trained):
         contiguous = positions == list(range(positions[0], positions[0] + len(positions)))
         if contiguous:
             out.append(_no_grad(ctx, statements))
+    target = _innermost_loop(ctx, loop)
+    if _read_after(ctx, target, names_bound(statements)):
+        # The value's graph is still wanted after the loop (a GAN's generator step after
+        # its critic loop): the loop's own loss must not reach into it.
+        out.extend(_detach_in_loop_loss(ctx, target, statements))
+        return out
     moved = _move_into_loop(ctx, loop, body, positions, statements, preferred=not out)
     if moved:
         out.append(moved)
     return out
+
+
+def _read_after(ctx, loop, names) -> bool:
+    scope = ctx.doc.scope_of(loop)
+    end = (loop.end_lineno, loop.end_col_offset)
+    return any(
+        isinstance(n, ast.Name)
+        and n.id in names
+        and isinstance(n.ctx, ast.Load)
+        and (n.lineno, n.col_offset) > end
+        for n in ast.walk(scope)
+    )
+
+
+def _detach_in_loop_loss(ctx, loop, statements) -> list[Candidate]:
+    from .shared import calls_on, loss_chain
+
+    doc = ctx.doc
+    names = names_bound(statements)
+    call = ctx.fails_call()
+    if len(names) != 1 or call is None or not is_inside(doc, call, loop):
+        return []
+    (name,) = names
+    chain = loss_chain(ctx, call.func.value, loop.lineno, call.lineno)
+    plan = ctx.plan()
+    shown = None
+    for use in calls_on(ctx, chain, name):
+        for argument in use.args:
+            if isinstance(argument, ast.Name) and argument.id == name:
+                node = doc.cst_expression(argument)
+                if node is None:
+                    return []
+                plan.replace(node, doc.parse_expression(f"{name}.detach()"))
+                shown = shown or f"{doc.text(use.func)}({name}.detach())"
+    if shown is None:
+        return []
+    title = f"Detach `{name}` in the loop's loss: `{shown}`"
+    return [ctx.candidate(title, plan, True, "detach-in-loop-loss")]
 
 
 def _index(body, statement) -> int | None:
@@ -144,6 +188,15 @@ def _no_grad(ctx, statements) -> Candidate:
         plan.remove(node)
     title = f"Compute {_shown(statements)} once, without a graph (`{ctx.torch}.no_grad()`)"
     return ctx.candidate(title, plan, True, "no-grad")
+
+
+def _imported_names(tree: ast.AST) -> set[str]:
+    return {
+        (alias.asname or alias.name).split(".")[0]
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Import, ast.ImportFrom))
+        for alias in node.names
+    }
 
 
 def _trained_names(tree: ast.AST) -> set[str]:

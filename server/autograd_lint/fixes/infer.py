@@ -15,6 +15,7 @@ import ast
 TENSOR, TUPLE, NONE, LIST, NUMBER, UNKNOWN = "tensor", "tuple", "none", "list", "number", "unknown"
 # The "path" of a name bound by a for loop: nothing is known about it.
 ITERATED = ("iter",)
+CONTAINER = "container"  # a dict or set: no one way to detach what it holds
 
 # nn modules whose call returns (output, state) and what the state is.
 _STATEFUL_OUTPUT = {"LSTM": TUPLE, "GRU": TENSOR, "RNN": TENSOR}
@@ -168,6 +169,8 @@ class Inference:
             return {TUPLE}
         if isinstance(node, (ast.List, ast.ListComp)):
             return {LIST}
+        if isinstance(node, (ast.Dict, ast.DictComp, ast.Set, ast.SetComp)):
+            return {CONTAINER}
         if isinstance(node, ast.Name):
             return self.name_kinds(node.id, scope, depth + 1)
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
@@ -230,6 +233,8 @@ class Inference:
 
     def _call_kinds(self, call: ast.Call, scope, depth) -> set[str]:
         name = dotted(call.func) or ""
+        if name in ("dict", "set", "collections.defaultdict", "defaultdict", "OrderedDict"):
+            return {CONTAINER}
         if name.startswith("torch.") and not name.startswith(("torch.nn.", "torch.optim.")):
             return {TENSOR}
         if name.startswith("torch.nn.functional.") or name.startswith(("F.", "nn.functional.")):

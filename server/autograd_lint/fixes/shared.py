@@ -56,8 +56,8 @@ def _detach_in_first_loss(ctx, first, second) -> list[Candidate]:
     if not shared or not shared_steps:
         return []
     start = shared_steps[0].span.start.line
-    first_calls = _calls_on(ctx, _loss_chain(ctx, first.func.value, start, first.lineno), shared)
-    second_calls = _calls_on(ctx, _loss_chain(ctx, second.func.value, start, second.lineno), shared)
+    first_calls = calls_on(ctx, loss_chain(ctx, first.func.value, start, first.lineno), shared)
+    second_calls = calls_on(ctx, loss_chain(ctx, second.func.value, start, second.lineno), shared)
     common = {doc.text(c.func) for c in first_calls} & {doc.text(c.func) for c in second_calls}
     targets = [c for c in first_calls if doc.text(c.func) in common]
     if not targets:
@@ -75,7 +75,7 @@ def _detach_in_first_loss(ctx, first, second) -> list[Candidate]:
     return [ctx.candidate(title, plan, True, "detach-shared")]
 
 
-def _loss_chain(ctx, receiver, after_line, before_line) -> list[ast.stmt]:
+def loss_chain(ctx, receiver, after_line, before_line) -> list[ast.stmt]:
     """Statements (between the shared value and the backward) the loss is computed by."""
     doc = ctx.doc
     scope = doc.scope_of(receiver)
@@ -96,7 +96,7 @@ def _loss_chain(ctx, receiver, after_line, before_line) -> list[ast.stmt]:
     return chain
 
 
-def _calls_on(ctx, statements, shared) -> list[ast.Call]:
+def calls_on(ctx, statements, shared) -> list[ast.Call]:
     return [
         node
         for statement in statements

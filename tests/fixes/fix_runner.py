@@ -1,0 +1,103 @@
+"""Run Python programs and report whether their optimizers really changed their parameters.
+
+    python fix_runner.py PROGRAM.py [PROGRAM.py ...]
+    -> one JSON object per program on stdout, in order:
+    {"program": ..., "error": null | "RuntimeError: ...", "steps": N, "changed": bool | null}
+
+torch is imported once; each program then runs in a forked child, so one crash or
+hang costs only that program. Every optimizer's parameters are copied before its
+first `step()` (through torch's global optimizer hooks, so subclasses that override
+`step` are covered too) and compared with their values when the program ends.
+`changed` is null when no optimizer ever stepped.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import runpy
+import sys
+import tempfile
+import time
+import traceback
+
+TIMEOUT_S = 240
+
+
+def run_one(program: str) -> dict:
+    import torch
+    from torch.optim.optimizer import register_optimizer_step_pre_hook
+
+    first: dict[int, tuple] = {}
+    steps = 0
+
+    def before_step(optimizer, args, kwargs):
+        nonlocal steps
+        steps += 1
+        if id(optimizer) not in first:
+            params = [p for group in optimizer.param_groups for p in group["params"]]
+            first[id(optimizer)] = (params, [p.detach().clone() for p in params])
+
+    register_optimizer_step_pre_hook(before_step)
+    error = None
+    os.chdir(os.path.dirname(os.path.abspath(program)))
+    sys.argv = [program]
+    try:
+        runpy.run_path(program, run_name="__main__")
+    except BaseException as exc:  # noqa: BLE001 - the report says what it was
+        error = f"{type(exc).__name__}: {exc}"
+        traceback.print_exc(file=sys.stderr)
+    changed = None
+    if first:
+        changed = any(
+            not torch.equal(now.detach(), then)
+            for params, copies in first.values()
+            for now, then in zip(params, copies)
+        )
+    return {"program": program, "error": error, "steps": steps, "changed": changed}
+
+
+def run_forked(program: str) -> dict:
+    report = tempfile.NamedTemporaryFile(suffix=".json", delete=False)
+    report.close()
+    pid = os.fork()
+    if pid == 0:  # the child: its prints go to stderr, stdout carries the reports
+        os.dup2(2, 1)
+        code = 0
+        try:
+            with open(report.name, "w") as out:
+                json.dump(run_one(program), out)
+        except BaseException:  # noqa: BLE001
+            code = 1
+        finally:
+            os._exit(code)
+    deadline = time.monotonic() + TIMEOUT_S
+    while True:
+        done, _ = os.waitpid(pid, os.WNOHANG)
+        if done:
+            break
+        if time.monotonic() > deadline:
+            os.kill(pid, 9)
+            os.waitpid(pid, 0)
+            os.unlink(report.name)
+            return {"program": program, "error": "timeout", "steps": 0, "changed": None}
+        time.sleep(0.05)
+    try:
+        with open(report.name) as handle:
+            return json.load(handle)
+    except (OSError, ValueError):
+        return {"program": program, "error": "no report", "steps": 0, "changed": None}
+    finally:
+        os.unlink(report.name)
+
+
+def main(programs: list[str]) -> int:
+    import torch  # noqa: F401 - imported once, before the forks
+
+    for program in programs:
+        print(json.dumps(run_forked(program)), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
