@@ -6,12 +6,13 @@
 #   scripts/vscode-e2e.sh install   # apt chromium, node 24, code-server, npm ci   (~2 min cold)
 #   scripts/vscode-e2e.sh test      # build + package the VSIX, then two code-server sessions:
 #                                   #   1. mocha inside the real extension host (client/test)
-#                                   #   2. UI: the installed VSIX in the live workbench (screenshots)
+#                                   #   2. UI: the installed VSIX in the live workbench, first in
+#                                   #      Restricted Mode, then trusted (screenshots)
 #
 # Env: PREFIX (tools; default /tmp/agl-e2e; keep it short: unix sockets are limited to 107 chars),
 #      ARTIFACTS (screenshots and logs; default <repo>/.e2e), PYTHON (the interpreter that has
 #      autograd_lint; default <repo>/.venv/bin/python, else python3), SESSIONS (which of
-#      "exthost ui ui-untrusted" to run; default all). Needs root for apt-get.
+#      "exthost ui" to run; default both). Needs root for apt-get.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -238,8 +239,8 @@ do_test() {
   build_extension
   local passed=0 failed=0 session
   for session in "exthost trusted exthost.mjs EXT_DEV=$ROOT EXT_TESTS=$ROOT/out/test/index.js" \
-    "ui trusted ui.mjs MODE=trusted" "ui-untrusted untrusted ui.mjs MODE=untrusted"; do
-    case " ${SESSIONS:-exthost ui ui-untrusted} " in *" ${session%% *} "*) ;; *) continue ;; esac
+    "ui untrusted ui.mjs"; do
+    case " ${SESSIONS:-exthost ui} " in *" ${session%% *} "*) ;; *) continue ;; esac
     # shellcheck disable=SC2086
     if run_session $session; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAILED: ${session%% *}"; fi
   done

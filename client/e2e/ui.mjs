@@ -1,15 +1,16 @@
-// UI test of the installed VSIX in code-server's live workbench, as a user sees it.
-//   MODE=trusted:   the squiggle on the buggy backward(), its hover, the lightbulb fix (when the
-//                   server offers one) and our settings in the settings editor.
-//   MODE=untrusted: Restricted Mode still shows the squiggle, and the runtime command is refused.
-// Screenshots go to $SHOTS. Env: CS_URL, WS_DIR, SAMPLE, SHOTS, CHROMIUM, MODE.
+// UI test of the installed VSIX in code-server's live workbench, as a user sees it, in one
+// session: the folder opens untrusted (Restricted Mode): the squiggle is on the buggy backward()
+// all the same, and the runtime command is refused; then the folder is trusted (the extension
+// notices), the hover tells the story, the lightbulb fix (when the server offers one) removes
+// the squiggle, and our settings are in the settings editor.
+// Screenshots go to $SHOTS. Env: CS_URL, WS_DIR, SAMPLE, SHOTS, CHROMIUM.
 // The CSS selectors are VS Code's DOM (1.139); the extension-host tests do not depend on them.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { launchBrowser, stopwatch } from "./browser.mjs";
 
-const { CS_URL, WS_DIR, SAMPLE, SHOTS, MODE } = process.env;
-const lap = stopwatch(`ui ${MODE}`);
+const { CS_URL, WS_DIR, SAMPLE, SHOTS } = process.env;
+const lap = stopwatch("ui");
 const browser = await launchBrowser();
 const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
 const shot = async (name) => {
@@ -47,15 +48,50 @@ async function runCommand(title) {
   await page.keyboard.press("Enter");
 }
 
-async function trusted() {
-  const squiggle = await openSample();
+async function restrictedMode() {
+  await page
+    .locator("#status\\.workspaceTrust, .monaco-workbench")
+    .filter({ hasText: "Restricted Mode" })
+    .first()
+    .waitFor({ timeout: 15_000 });
+  lap("Restricted Mode, and the static squiggle is there all the same");
+  await runCommand("autograd-lint: Confirm Finding at Runtime");
+  await toast("refused in an untrusted folder");
+  await shot("ui-untrusted");
+  await page.keyboard.press("Escape");
+}
+
+async function grantTrust() {
+  await runCommand("Workspaces: Manage Workspace Trust");
+  const trust = page.locator(".workspace-trust-editor .monaco-button", { hasText: /^Trust$/ }).first();
+  await trust.click({ timeout: 15_000 });
+  await page.locator(".workspace-trust-editor", { hasText: "You trust this folder" }).first().waitFor({ timeout: 15_000 });
+  lap("folder trusted");
+  await runCommand("View: Close Editor"); // the trust editor
+  await page.locator(".workspace-trust-editor").first().waitFor({ state: "hidden", timeout: 10_000 });
+  await page.locator(".explorer-folders-view .monaco-list-row", { hasText: SAMPLE }).first().click();
+  // The extension saw the grant: the runtime command now stops at the (off) setting instead.
+  await page.locator(".view-line", { hasText: "loss.backward()" }).first().click();
+  await runCommand("autograd-lint: Confirm Finding at Runtime");
+  await toast("runtime confirmation is off");
+}
+
+async function toast(text) {
+  const notification = page.locator(".notifications-toasts .notification-toast", { hasText: text }).first();
+  await notification.waitFor({ state: "visible", timeout: 20_000 });
+  lap(`notification: ${JSON.stringify((await notification.innerText()).replace(/\s+/g, " ").slice(0, 140))}`);
+}
+
+async function hoverAndFix(squiggle) {
   // The squiggle must sit on the backward() call.
   const line = page.locator(".view-line", { hasText: "loss.backward()" }).first();
   const [lineBox, squiggleBox] = [await line.boundingBox(), await squiggle.boundingBox()];
   if (Math.abs(lineBox.y - squiggleBox.y) > lineBox.height / 2) {
     throw new Error(`the squiggle (y=${squiggleBox.y}) is not on the backward() line (y=${lineBox.y})`);
   }
-  await page.mouse.move(squiggleBox.x + squiggleBox.width / 2, squiggleBox.y + squiggleBox.height / 2);
+  const center = [squiggleBox.x + squiggleBox.width / 2, squiggleBox.y + squiggleBox.height / 2];
+  await page.mouse.move(0, 0);
+  await page.mouse.move(...center);
   const hover = page.locator(".monaco-hover", { hasText: "Trying to backward through the graph a second time" });
   await hover.first().waitFor({ state: "visible", timeout: 30_000 });
   const hoverText = await hover.first().innerText();
@@ -66,7 +102,7 @@ async function trusted() {
   await shot("ui-hover");
 
   // The lightbulb: quick fixes at the squiggle (Ctrl+. opens the same menu).
-  await page.mouse.click(squiggleBox.x + squiggleBox.width / 2, squiggleBox.y + squiggleBox.height / 2);
+  await page.mouse.click(...center);
   await page.keyboard.press("Escape");
   await page.keyboard.press("Control+.");
   const fix = page.locator(".action-widget .monaco-list-row", { hasText: /detach/i }).first();
@@ -84,14 +120,17 @@ async function trusted() {
     lap("the server offers no quick fix here yet: lightbulb step not checked");
     await page.keyboard.press("Escape");
   }
+}
 
+async function settingsEditor() {
   await runCommand("Preferences: Open Settings (UI)");
-  const search = page.locator(".settings-editor .suggest-input-container textarea, .settings-editor input").first();
-  await search.waitFor({ timeout: 15_000 });
+  await page.locator(".settings-editor").first().waitFor({ timeout: 15_000 });
   await page.keyboard.type("@ext:autograd-lint.autograd-lint");
   const manifest = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8"));
   const count = Object.keys(manifest.contributes.configuration.properties).length;
-  await page.locator(".settings-editor .settings-count-widget", { hasText: `${count} Settings Found` }).waitFor({ timeout: 15_000 });
+  await page
+    .locator(".settings-editor .settings-count-widget", { hasText: `${count} Settings Found` })
+    .waitFor({ timeout: 15_000 });
   for (const label of ["Enable", "Import Strategy", "Interpreter"]) {
     await page.locator(".settings-editor .setting-item-contents", { hasText: label }).first().waitFor({ timeout: 15_000 });
   }
@@ -99,24 +138,17 @@ async function trusted() {
   await shot("ui-settings");
 }
 
-async function untrusted() {
-  await openSample();
-  await page.locator("#status\\.workspaceTrust, .monaco-workbench").filter({ hasText: "Restricted Mode" }).first().waitFor({ timeout: 15_000 });
-  lap("Restricted Mode, and the static squiggle is still there");
-  await runCommand("autograd-lint: Confirm Finding at Runtime");
-  const refusal = page.locator(".notifications-toasts .notification-toast", { hasText: "refused in an untrusted folder" });
-  await refusal.first().waitFor({ state: "visible", timeout: 20_000 });
-  lap(`refused: ${JSON.stringify((await refusal.first().innerText()).slice(0, 120))}`);
-  await shot("ui-untrusted");
-}
-
 let ok = false;
 try {
-  await (MODE === "untrusted" ? untrusted() : trusted());
+  const squiggle = await openSample();
+  await restrictedMode();
+  await grantTrust();
+  await hoverAndFix(squiggle);
+  await settingsEditor();
   ok = true;
 } catch (error) {
   console.log(`ui error: ${error.message}`);
-  await shot(`ui-${MODE}-failure`).catch(() => {});
+  await shot("ui-failure").catch(() => {});
 } finally {
   await browser.close();
   lap(ok ? "PASS" : "FAIL");
