@@ -150,7 +150,12 @@ class Client:
     async def stop(self) -> None:
         await self.request("shutdown", None)
         self.notify("exit", None)
-        await asyncio.wait_for(self.process.wait(), 30)
+        self.process.stdin.close()  # as editors do: the server's reader thread sees EOF
+        try:
+            await asyncio.wait_for(self.process.wait(), 30)
+        except asyncio.TimeoutError:
+            print("the server did not exit within 30 s after `exit`", file=sys.stderr)
+            self.process.kill()
         self.reader.cancel()
 
 

@@ -176,7 +176,7 @@ def did_change_watched_files(ls, params: types.DidChangeWatchedFilesParams) -> N
 
 
 def set_trace(ls, params: types.SetTraceParams) -> None:
-    ls.trace = params.value.value if hasattr(params.value, "value") else str(params.value)
+    ls.trace = str(getattr(params.value, "value", params.value))
 
 
 def status(ls, *args) -> dict:
@@ -186,9 +186,7 @@ def status(ls, *args) -> dict:
     modules = sorted({name.partition(".")[0] for name in list(sys.modules)})
     out = {
         "version": ls.version,
-        "positionEncoding": str(
-            ls.encoding.value if hasattr(ls.encoding, "value") else ls.encoding
-        ),
+        "positionEncoding": str(getattr(ls.encoding, "value", ls.encoding)),
         "diagnostics": "pull" if ls.pull_diagnostics else "push",
         "relatedInformation": ls.related_information,
         "trace": ls.trace,
@@ -212,5 +210,5 @@ def status(ls, *args) -> dict:
                     "severity": checker.severity,
                 }
             )
-            out["version_analysed"] = document.analysed_version
+            out["analysedVersion"] = document.analysed_version
     return out
