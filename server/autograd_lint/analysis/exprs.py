@@ -181,10 +181,16 @@ class ExpressionMixin:
         return Val(origins, CONTAINER)
 
     def ev_Tuple(self, node: ast.Tuple) -> Val:
+        if any(isinstance(elt, ast.Starred) for elt in node.elts):
+            return self._container(node.elts)
+        parts = tuple(self.ev(elt) for elt in node.elts)
+        origins = EMPTY.union(*(p.origins for p in parts))
+        return Val(origins, CONTAINER, None, parts)
+
+    def ev_List(self, node: ast.List) -> Val:
         return self._container(node.elts)
 
-    ev_List = ev_Tuple
-    ev_Set = ev_Tuple
+    ev_Set = ev_List
 
     def ev_Dict(self, node: ast.Dict) -> Val:
         return self._container([*node.keys, *node.values])
@@ -288,6 +294,10 @@ class ExpressionMixin:
         if isinstance(target, ast.Name):
             self.state.env[target.id] = Binding(val, self.site(site_node))
         elif isinstance(target, (ast.Tuple, ast.List)):
+            if val.parts is not None and len(val.parts) == len(target.elts):
+                for elt, part in zip(target.elts, val.parts):
+                    self.bind(elt, part, site_node)
+                return
             part = val if val.kind != CONTAINER else Val(val.origins)
             for elt in target.elts:
                 self.bind(elt, part, site_node)

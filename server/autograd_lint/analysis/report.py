@@ -126,6 +126,18 @@ class Reporter:
         loop_frame = next((f for f in interp.loop_frames if f.node is loop_node), None)
         hoisted = level >= len(origin.context)
         fails = Site(interp.frame.block, call)
+        carriers = self._carriers(loop_frame, set(stale), hoisted) if loop_frame else []
+        carried_state = [
+            o
+            for o in stale
+            if not hoisted
+            and any(o in held for *_, held in carriers)
+            and not any(_is_accumulation(site.node, name) for name, site, _, _ in carriers)
+        ]
+        if carried_state:
+            # The op that produced the carried value (`rnn(x, h)`), not the first op that
+            # fed it: that is the line a reader recognises as "where the state comes from".
+            origin = max(carried_state, key=lambda o: o.seq)
         built = origin.site
         steps = [
             RawStep(
@@ -138,9 +150,8 @@ class Reporter:
                 Role.BUILT,
             )
         ]
-        carriers = self._carriers(loop_frame, set(stale), hoisted) if loop_frame else []
         kind = "hoisted-forward" if hoisted else "carried-state"
-        for name, binding_site, stored in carriers:
+        for name, binding_site, stored, _ in carriers:
             if stored:
                 kind = "module-state"
                 message = f"`{name}` keeps the graph on the object between calls"
@@ -169,16 +180,18 @@ class Reporter:
                 Role.FAILS,
             )
         )
-        names = ", ".join(f"`{name}`" for name, _, _ in carriers) or "a value"
+        names = ", ".join(f"`{name}`" for name, *_ in carriers) or "a value"
+        plural = len(carriers) > 1
         if hoisted:
             message = (
                 "backward through a graph built once before the loop: "
-                f"{names} (line {{0}}) is reused in every iteration, but the first "
+                f"{names} (line {{0}}) {'are' if plural else 'is'} reused in every iteration, but the first "
                 "backward already freed its saved tensors"
             )
         else:
             message = (
-                f"backward through a graph from an earlier iteration: {names} carries the "
+                f"backward through a graph from an earlier iteration: {names} "
+                f"{'carry' if plural else 'carries'} the "
                 "graph built at line {0} into the next iteration, after the backward at "
                 "line {1} freed it"
             )
@@ -191,11 +204,11 @@ class Reporter:
             fails,
             steps,
             loop=Site(loop_frame.block if loop_frame else interp.frame.block, loop_node),
-            extra={"carried": [name for name, _, _ in carriers]},
+            extra={"carried": [name for name, *_ in carriers]},
         )
 
     @staticmethod
-    def _carriers(loop_frame, stale: set, hoisted: bool) -> list[tuple[str, Site, bool]]:
+    def _carriers(loop_frame, stale: set, hoisted: bool) -> list[tuple[str, Site, bool, set]]:
         state = loop_frame.entry if hoisted else loop_frame.pass1_end
         if state is None:
             return []
@@ -206,11 +219,11 @@ class Reporter:
             if binding.site is None or not (binding.val.origins & stale):
                 continue
             if hoisted or name in live:
-                found.append((name, binding.site, False))
+                found.append((name, binding.site, False, binding.val.origins & stale))
         for (key, attr), binding in state.heap.items():
             if binding.site is not None and binding.val.origins & stale:
                 owner = key[1] if key[0] == "path" else "self"
-                found.append((f"{owner}.{attr}", binding.site, True))
+                found.append((f"{owner}.{attr}", binding.site, True, binding.val.origins & stale))
         found.sort(key=lambda item: (getattr(item[1].node, "lineno", 0), item[0]))
         return found
 

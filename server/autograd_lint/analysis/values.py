@@ -86,11 +86,19 @@ EMPTY: frozenset[Origin] = frozenset()
 class Val:
     """An abstract value: the graphs it may reach, and what kind of object it is."""
 
-    __slots__ = ("origins", "kind", "ref")
+    __slots__ = ("origins", "kind", "ref", "parts")
 
-    def __init__(self, origins: frozenset[Origin] = EMPTY, kind: int = TENSOR, ref: object = None):
+    def __init__(
+        self,
+        origins: frozenset[Origin] = EMPTY,
+        kind: int = TENSOR,
+        ref: object = None,
+        parts: tuple | None = None,
+    ):
         self.origins = origins
         self.kind = kind
+        # A tuple's elements, when known: `return logits, hidden` unpacks precisely.
+        self.parts = parts
         # FUNC: (Site of the def); CLASS: ClassInfo; MODULE/OBJECT: a heap key (or None);
         # CONTAINER: None.
         self.ref = ref
@@ -114,9 +122,12 @@ def join_vals(a: Val, b: Val) -> Val:
         return a
     kind = a.kind if a.kind == b.kind else (a.kind if a.kind != TENSOR else b.kind)
     ref = a.ref if a.ref is not None else b.ref
-    if a.origins == b.origins:
+    parts = None
+    if a.parts is not None and b.parts is not None and len(a.parts) == len(b.parts):
+        parts = tuple(join_vals(x, y) for x, y in zip(a.parts, b.parts))
+    if a.origins == b.origins and parts is None and a.parts is None:
         return a if (kind, ref) == (a.kind, a.ref) else Val(a.origins, kind, ref)
-    return Val(a.origins | b.origins, kind, ref)
+    return Val(a.origins | b.origins, kind, ref, parts)
 
 
 class Binding(NamedTuple):
