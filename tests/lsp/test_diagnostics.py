@@ -6,8 +6,9 @@ import asyncio
 
 from autograd_lint.analysis import analyze
 from autograd_lint.rules import RULES
-from lsp_helpers import SAMPLES, Editor, uses_pull, wait_for_publish
+from lsp_helpers import CLIENTS, SAMPLES, Editor, start, uses_pull, wait_for_publish
 from lsprotocol import types
+from pytest_lsp import client_capabilities
 
 BROKEN = "def f(:\n    pass\n"
 FIXED = "def f():\n    pass\n"
@@ -98,3 +99,26 @@ async def test_fixing_the_sample_clears_ag001(client):
     assert any(d.code == "AG001" for d in await doc.diagnostics())
     doc.replace_all(fixed)
     assert not any(d.code == "AG001" for d in await doc.diagnostics())
+
+
+async def test_pull_reports_unchanged_until_the_diagnostics_change(bare_client):
+    await start(bare_client, client_capabilities(CLIENTS["neovim"]), bare_client.workspace)
+    doc = Editor(bare_client, bare_client.workspace / "pull.py", BROKEN)
+
+    async def pull(previous: str | None):
+        return await bare_client.text_document_diagnostic_async(
+            types.DocumentDiagnosticParams(
+                text_document=types.TextDocumentIdentifier(doc.uri), previous_result_id=previous
+            )
+        )
+
+    first = await pull(None)
+    assert first.kind == "full" and [d.code for d in first.items] == ["AG000"]
+    assert (await pull(first.result_id)).kind == "unchanged"
+    doc.edit(1, 8, 8, "  # a comment")  # a new version, the same diagnostics
+    again = await pull(first.result_id)
+    assert again.kind == "unchanged" and again.result_id == first.result_id
+    doc.edit(0, 6, 6, ")")  # fixed: the report changes
+    fixed = await pull(first.result_id)
+    assert fixed.kind == "full" and list(fixed.items) == []
+    assert fixed.result_id != first.result_id
