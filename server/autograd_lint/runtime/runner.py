@@ -41,6 +41,8 @@ class RuntimeOptions:
     device: str = "auto"  # auto | cpu | cuda:N
     max_steps: int = 5
     timeout_seconds: float = 120
+    # False: let a failing backward run so torch raises its own error (checks the probe).
+    intercept: bool = True
 
 
 @dataclass
@@ -129,6 +131,8 @@ def harness_command(
     if loops:
         command += ["--loop-lines", ",".join(f"{start}:{end}" for start, end in loops)]
     command += ["--max-steps", str(options.max_steps), "--device", options.device]
+    if not options.intercept:
+        command.append("--no-intercept")
     return command + result_arg + ["--", *options.args]
 
 
