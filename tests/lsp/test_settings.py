@@ -101,6 +101,31 @@ async def test_settings_per_workspace_folder(bare_client):
     assert await in_alpha.diagnostics() == []
     assert [d.code for d in await in_beta.diagnostics()] == ["AG000"]
 
+    # A folder added later gets its own settings too.
+    gamma = bare_client.workspace / "gamma"
+    gamma.mkdir()
+    bare_client.set_configuration(
+        {"enable": False}, section="autograd-lint", scope_uri=gamma.as_uri()
+    )
+    bare_client.workspace_did_change_workspace_folders(
+        types.DidChangeWorkspaceFoldersParams(
+            event=types.WorkspaceFoldersChangeEvent(
+                added=[types.WorkspaceFolder(uri=gamma.as_uri(), name="gamma")], removed=[]
+            )
+        )
+    )
+    await status(bare_client)  # the folder change has been handled
+
+    async def gamma_settings():
+        while (await status(bare_client, (gamma / "c.py").as_uri()))["clientSettings"][
+            "enable"
+        ] is not False:
+            await asyncio.sleep(0.02)
+
+    await asyncio.wait_for(gamma_settings(), TIMEOUT)
+    in_gamma = Editor(bare_client, gamma / "c.py", BROKEN)
+    assert await in_gamma.diagnostics() == []
+
 
 @pytest.mark.parametrize("editor", EDITORS)
 async def test_pyproject_is_honoured_and_reloaded_when_it_changes(bare_client, editor):

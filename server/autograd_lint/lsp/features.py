@@ -31,6 +31,7 @@ def register(server) -> None:
     )(pull_diagnostics)
     server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)(did_change_configuration)
     server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)(did_change_watched_files)
+    server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)(did_change_workspace_folders)
     server.feature(types.SET_TRACE)(set_trace)
     server.command(STATUS_COMMAND)(status)
 
@@ -166,6 +167,12 @@ async def did_change_configuration(ls, params: types.DidChangeConfigurationParam
         await ls.pull_configuration()
     else:
         ls.apply_settings(section_of(params.settings), {})
+
+
+async def did_change_workspace_folders(ls, params) -> None:
+    # pygls has updated ls.workspace.folders; fetch the new folders' settings.
+    if ls.configuration_pull:
+        await ls.pull_configuration()
 
 
 def did_change_watched_files(ls, params: types.DidChangeWatchedFilesParams) -> None:
