@@ -13,6 +13,7 @@ from .rules import RULES
 
 SECOND_BACKWARD_ERROR = "RuntimeError: Trying to backward through the graph a second time"
 
+_GRAPH_STORY_CODES = ("AG001", "AG002")
 _ROLE_LABELS = {
     Role.BUILT: "graph built",
     Role.CARRIED: "carried over",
@@ -141,13 +142,18 @@ def _shared_how(finding: Finding) -> str:
 
 
 def _evidence_list(finding: Finding, focus: Step | None) -> str:
+    # The role names tell the graph-lifetime story; other rules' steps speak for themselves.
+    story = finding.code in _GRAPH_STORY_CODES
     rows = []
     for number, step in enumerate(finding.evidence, 1):
-        label = _ROLE_LABELS.get(step.role, step.role.value)
-        row = f"{number}. *{label}*, {_where(step, finding)}: {step.message}"
+        label = _ROLE_LABELS.get(step.role, step.role.value) if story else None
+        where = _where(step, finding)
         if focus is not None and step == focus:
-            row = f"{number}. **{label}, {_where(step, finding)}: {step.message}** (here)"
-        rows.append(row)
+            head = f"{label}, {where}" if label else where
+            rows.append(f"{number}. **{head}: {step.message}** (here)")
+        else:
+            head = f"*{label}*, {where}" if label else where
+            rows.append(f"{number}. {head}: {step.message}")
     return "\n".join(rows)
 
 

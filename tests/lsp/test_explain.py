@@ -179,3 +179,12 @@ def test_retain_graph_on_the_first_of_two_backwards_fixes_ag002():
     assert SECOND_BACKWARD_ERROR in broken.stderr
     fixed = run_torch(code.replace("RETAIN", "retain_graph=True"))
     assert fixed.returncode == 0 and fixed.stdout.strip() == "ok", fixed.stderr
+
+
+def test_other_rules_list_their_steps_without_the_graph_story():
+    finding = finding_of("ag007_attention_mask_buggy.py", "AG007")
+    text = explain(finding)
+    assert text.startswith("**AG007**")
+    for number, step in enumerate(finding.evidence, 1):
+        assert f"{number}. line {step.span.start.line}: {step.message}" in text
+    assert "Why not `retain_graph=True`" not in text and SECOND_BACKWARD_ERROR not in text

@@ -114,7 +114,6 @@ async def test_settings_per_workspace_folder(bare_client):
             )
         )
     )
-    await status(bare_client)  # the folder change has been handled
 
     async def gamma_settings():
         while (await status(bare_client, (gamma / "c.py").as_uri()))["clientSettings"][

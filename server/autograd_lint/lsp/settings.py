@@ -15,7 +15,6 @@ given, and its `severity` entries override the project's code by code.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -123,7 +122,6 @@ def _runtime(data, problems: list[str]) -> RuntimeSettings:
     if not isinstance(data, Mapping):
         problems.append(f"'runtime' must be an object, got {data!r}")
         return RuntimeSettings()
-    defaults = RuntimeSettings()
     checks = {
         "enabled": ("enabled", bool),
         "device": ("device", str),
@@ -141,7 +139,7 @@ def _runtime(data, problems: list[str]) -> RuntimeSettings:
             values[name] = tuple(map(str, value)) if name == "args" else value
         else:
             problems.append(f"'runtime.{key}' has an invalid value {value!r}")
-    return dataclasses.replace(defaults, **values)
+    return RuntimeSettings(**values)
 
 
 def effective_settings(path: str, client: ClientSettings, problems: list[str]) -> Settings | None:
