@@ -58,14 +58,14 @@ def run_one(program: str) -> dict:
 
 
 def run_forked(program: str) -> dict:
-    report = tempfile.NamedTemporaryFile(suffix=".json", delete=False)
-    report.close()
+    handle, report = tempfile.mkstemp(suffix=".json")
+    os.close(handle)
     pid = os.fork()
     if pid == 0:  # the child: its prints go to stderr, stdout carries the reports
         os.dup2(2, 1)
         code = 0
         try:
-            with open(report.name, "w") as out:
+            with open(report, "w") as out:
                 json.dump(run_one(program), out)
         except BaseException:  # noqa: BLE001
             code = 1
@@ -79,16 +79,16 @@ def run_forked(program: str) -> dict:
         if time.monotonic() > deadline:
             os.kill(pid, 9)
             os.waitpid(pid, 0)
-            os.unlink(report.name)
+            os.unlink(report)
             return {"program": program, "error": "timeout", "steps": 0, "changed": None}
         time.sleep(0.05)
     try:
-        with open(report.name) as handle:
+        with open(report) as handle:
             return json.load(handle)
     except (OSError, ValueError):
         return {"program": program, "error": "no report", "steps": 0, "changed": None}
     finally:
-        os.unlink(report.name)
+        os.unlink(report)
 
 
 def main(programs: list[str]) -> int:

@@ -9,10 +9,9 @@ from __future__ import annotations
 import difflib
 
 import pytest
-from fix_cases import RULES, all_findings, findings_of, rewrite_cases
-
 from autograd_lint.fixes import fix_all, fixes_for
 from autograd_lint.fixes.text import split_lines
+from fix_cases import RULES, all_findings, findings_of, rewrite_cases
 
 CASES = rewrite_cases()
 
@@ -29,7 +28,9 @@ def test_the_programs_have_findings_with_rewrites():
     assert len(CASES) >= 40
 
 
-@pytest.mark.parametrize("path,source,finding", all_findings(), ids=lambda v: getattr(v, "stem", ""))
+@pytest.mark.parametrize(
+    "path,source,finding", all_findings(), ids=lambda v: getattr(v, "stem", "")
+)
 def test_every_finding_has_an_ignore_and_at_most_one_preferred_fix(path, source, finding):
     fixes = fixes_for(source, finding)
     assert fixes[-1].strategy == "ignore"
@@ -84,7 +85,9 @@ def test_fixed_source_needs_no_more_fixes(case):
     assert again == fixed and applied == [] and remaining == []
 
 
-@pytest.mark.parametrize("path,source,finding", all_findings(), ids=lambda v: getattr(v, "stem", ""))
+@pytest.mark.parametrize(
+    "path,source,finding", all_findings(), ids=lambda v: getattr(v, "stem", "")
+)
 def test_fix_all_is_stable(path, source, finding):
     fixed, applied, remaining = fix_all(source, path=str(path))
     has_rewrite = any(f.preferred for f in fixes_for(source, finding))
