@@ -23,6 +23,7 @@ CODE_SERVER_VERSION=4.139.1
 if [ -z "${PYTHON:-}" ]; then
   if [ -x "$ROOT/.venv/bin/python" ]; then PYTHON=$ROOT/.venv/bin/python; else PYTHON=$(command -v python3); fi
 fi
+export PYTHON  # the wheel build and the unit tests use it too
 
 log() { printf '[vscode-e2e %s] %s\n' "$(date +%H:%M:%S)" "$*"; }
 # quietly CMD...: keep CMD's output in $PREFIX/logs; show its tail only when it fails
@@ -237,7 +238,15 @@ do_test() {
   mkdir -p "$PREFIX/logs"
   prepare_run
   build_extension
-  local passed=0 failed=0 session
+  local passed=0 failed=0 session t0=$SECONDS
+  # the client's own checks first: types, lint, plain-node unit tests
+  if (cd "$ROOT" && quietly npm run typecheck && quietly npm run lint && \
+      quietly npx mocha --ui tdd 'out/test/unit/*.test.js'); then
+    passed=$((passed + 1))
+    log "typecheck, lint, unit tests: ok in $((SECONDS - t0))s"
+  else
+    failed=$((failed + 1)); echo "FAILED: typecheck/lint/unit"
+  fi
   for session in "exthost trusted exthost.mjs EXT_DEV=$ROOT EXT_TESTS=$ROOT/out/test/index.js" \
     "ui untrusted ui.mjs"; do
     case " ${SESSIONS:-exthost ui} " in *" ${session%% *} "*) ;; *) continue ;; esac

@@ -3,7 +3,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import * as vscode from "vscode";
-import { runProcess } from "./process";
+import { looksOffline, runProcess } from "./process";
 
 export class BundledServer {
   constructor(
@@ -115,20 +115,4 @@ export class BundledServer {
       await vscode.commands.executeCommand("autograd-lint.installServer");
     }
   }
-}
-
-const OFFLINE_SIGNS = [
-  "Failed to establish a new connection",
-  "Temporary failure in name resolution",
-  "Name or service not known",
-  "Network is unreachable",
-  "No matching distribution found",
-  "Could not find a version that satisfies",
-  "ProxyError",
-  "ConnectTimeoutError",
-  "ReadTimeoutError",
-];
-
-export function looksOffline(pipOutput: string): boolean {
-  return OFFLINE_SIGNS.some((sign) => pipOutput.includes(sign));
 }

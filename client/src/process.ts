@@ -1,5 +1,5 @@
 // Running short helper processes (probing an interpreter, creating a venv, pip) with their
-// output streamed to the log.
+// output streamed to the log. Kept free of `vscode` so unit tests run in plain node.
 import { spawn } from "node:child_process";
 
 export interface ProcessResult {
@@ -55,4 +55,21 @@ export function runProcess(command: string, args: string[], options: RunOptions 
     child.on("error", (error) => finish({ code: null, stdout, stderr, spawnError: error }));
     child.on("close", (code) => finish({ code, stdout, stderr }));
   });
+}
+
+// What pip prints when the package index cannot be reached (no network, DNS, proxy).
+const OFFLINE_SIGNS = [
+  "Failed to establish a new connection",
+  "Temporary failure in name resolution",
+  "Name or service not known",
+  "Network is unreachable",
+  "No matching distribution found",
+  "Could not find a version that satisfies",
+  "ProxyError",
+  "ConnectTimeoutError",
+  "ReadTimeoutError",
+];
+
+export function looksOffline(pipOutput: string): boolean {
+  return OFFLINE_SIGNS.some((sign) => pipOutput.includes(sign));
 }

@@ -75,7 +75,7 @@ suite("autograd-lint in the VS Code extension host", () => {
       document.uri,
       diagnostic.range,
       vscode.CodeActionKind.QuickFix.value,
-      1,
+      50, // resolve the edits of (up to) 50 actions
     );
     const fixes = actions.filter((action) => action.diagnostics?.some((d) => codeOf(d) === "AG001"));
     assert.ok(fixes.length > 0, `a quick fix for AG001 among ${actions.map((a) => a.title).join(", ")}`);
