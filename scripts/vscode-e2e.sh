@@ -90,8 +90,12 @@ install_code_server() {
 
 install_node_modules() {
   use_node24
+  local stamp="$ROOT/node_modules/.installed-from" lock
+  lock=$(sha256sum "$ROOT/package-lock.json" | cut -d' ' -f1)
+  if [ "$(cat "$stamp" 2>/dev/null)" = "$lock" ]; then return 0; fi
   log "npm ci (extension, esbuild, vsce, mocha, playwright-core)"
   (cd "$ROOT" && quietly npm ci)
+  echo "$lock" >"$stamp"
 }
 
 do_install() {
