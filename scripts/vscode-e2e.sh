@@ -46,7 +46,7 @@ CS_ENTRY="$PREFIX/cs/node_modules/code-server/out/node/entry.js"
 # and it always writes logs under $XDG_DATA_HOME/code-server.
 cs_cli() {
   XDG_DATA_HOME="$PREFIX/cli-data" node "$CS_ENTRY" --config "$PREFIX/cs-config.yaml" \
-    --user-data-dir "$PREFIX/cli-ud" --extensions-dir "$PREFIX/extensions" "$@"
+    --user-data-dir "$PREFIX/cli-ud" "$@"
 }
 
 # ------------------------------------------------------------------------------ install
