@@ -5,13 +5,13 @@ import type { LanguageClientOptions } from "vscode-languageclient/node";
 import { BundledServer } from "./bundledServer";
 import { CONFIRM, confirmArguments, registerCommands, runtimeAllowed } from "./commands";
 import { onDidChangePythonEnvironment } from "./python";
-import { type ServerManager as Manager, ServerManager } from "./server";
+import { ServerManager } from "./server";
 import { launchInputs, RESTART_KEYS, SECTION } from "./settings";
 import { StatusItem } from "./status";
 
 /** What activate() returns: lets tests and other extensions see the server. */
 export interface AutogradLintApi {
-  readonly manager: Manager;
+  readonly manager: ServerManager;
   readonly status: StatusItem;
   /** Resolves once the first start attempt finished (whatever its outcome). */
   readonly started: Promise<void>;
@@ -49,7 +49,10 @@ export function activate(context: vscode.ExtensionContext): AutogradLintApi {
     // The server runs the user's script for this command: never in an untrusted folder.
     executeCommand: async (command, args, next) => {
       if (command === CONFIRM) {
-        const allowed = runtimeAllowed(vscode.window.activeTextEditor?.document.uri);
+        // A code action or lens names the document; the palette means the active editor.
+        const named = (args[0] as { uri?: unknown } | undefined)?.uri;
+        const target = typeof named === "string" ? vscode.Uri.parse(named) : vscode.window.activeTextEditor?.document.uri;
+        const allowed = runtimeAllowed(target);
         if (!allowed.ok) {
           return allowed;
         }
