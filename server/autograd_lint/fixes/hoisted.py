@@ -126,7 +126,12 @@ def _index(body, statement) -> int | None:
 
 
 def _shown(statements) -> str:
-    names = sorted(names_bound(statements), key=lambda n: n)
+    names = []
+    for statement in statements:  # in source order, as the reader sees them
+        for node in ast.walk(statement):
+            stored = isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)
+            if stored and node.id not in names:
+                names.append(node.id)
     return ", ".join(f"`{n}`" for n in names) or "the value"
 
 
