@@ -625,3 +625,17 @@ def test_scopes_without_the_pattern_are_not_walked(monkeypatch):
 def test_nothing_to_check_returns_nothing():
     assert check("") == []
     assert check("x = 1\n") == []
+
+
+def test_a_pathologically_deep_expression_costs_only_its_own_scope():
+    deep = " + ".join(["x"] * 1000)
+    source = (
+        "import torch\n"
+        f"def deep(model, x):\n    y = {deep}\n    y.backward()\n"
+        "def step(model, x):\n"
+        "    z = torch.exp(model(x))\n"
+        "    z.add_(1)  # expect: AG007\n"
+        "    z.sum().backward()\n"
+    )
+    found = check(source)
+    assert [(f.span.start.line, f.code) for f in found] == expected_marks(source)

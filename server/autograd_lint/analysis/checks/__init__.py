@@ -28,16 +28,20 @@ def run_checks(blocks: list[Block], path: str = "") -> list[Finding]:
     facts = optimizers = None
     for scope in scopes:
         text = scope.text
-        if zero_grad.wanted(text):
-            if facts is None:
-                facts = zero_grad.file_facts(blocks)
-            findings.extend(zero_grad.check(scope, facts, path))
-        if data_attr.wanted(text):
-            findings.extend(data_attr.check(scope, path))
-        if inplace.wanted(text):
-            if optimizers is None:
-                optimizers = inplace.optimized_models(blocks)
-            findings.extend(inplace.check(scope, path, optimizers))
+        try:
+            if zero_grad.wanted(text):
+                if facts is None:
+                    facts = zero_grad.file_facts(blocks)
+                findings.extend(zero_grad.check(scope, facts, path))
+            if data_attr.wanted(text):
+                findings.extend(data_attr.check(scope, path))
+            if inplace.wanted(text):
+                if optimizers is None:
+                    optimizers = inplace.optimized_models(blocks)
+                findings.extend(inplace.check(scope, path, optimizers))
+        except RecursionError:
+            # An expression nested thousands deep: give up on this scope, not the file.
+            continue
     findings.sort(key=Finding.sort_key)
     return findings
 
