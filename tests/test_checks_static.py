@@ -64,6 +64,14 @@ AG005_FLAGGED = {
                     model(x).sum().backward()
                     optimizer.step()  # expect: AG005
     """,
+    "gradients rescaled, not cleared": """
+        def fit(model, optimizer, loader, accum):
+            for x in loader:
+                model(x).sum().backward()
+                for p in model.parameters():
+                    p.grad.mul_(1.0 / accum)
+                optimizer.step()  # expect: AG005
+    """,
     "AMP scaler step, never cleared": """
         def fit(model, optimizer, scaler, loader):
             for x in loader:
@@ -147,6 +155,16 @@ AG005_QUIET = {
             for x in loader:
                 for p in model.parameters():
                     p.grad = None
+                model(x).sum().backward()
+                optimizer.step()
+    """,
+    "gradients zeroed in place": """
+        def fit(model, optimizer, loader):
+            for x in loader:
+                for p in model.parameters():
+                    if p.grad is not None:
+                        p.grad.detach_()
+                        p.grad.zero_()
                 model(x).sum().backward()
                 optimizer.step()
     """,

@@ -25,7 +25,6 @@ from .scopes import FUNCTIONS, LOOPS, Scope, dotted_name, finding, last_part, sh
 CODE = "AG005"
 OPTIMIZER_NAME = re.compile(r"optim|(?:^|_)opt(?:$|_|[A-Z0-9])", re.IGNORECASE)
 CLEARING_NAME = re.compile(r"zero_grad|(zero|clear|reset)_?grad|grad_?(zero|clear|reset)", re.I)
-GRAD_CLEARING_METHODS = frozenset({"zero_", "detach_", "fill_", "mul_", "requires_grad_"})
 CLEARS_TEXT = re.compile(
     r"zero_grad|\.grad\s*=|\.grad(\.data)?\.(zero_|fill_|mul_)|del\s+\S+\.grad"
 )
@@ -66,7 +65,7 @@ def file_facts(blocks) -> FileFacts:
 def _clears(function: ast.AST) -> bool:
     for node in ast.walk(function):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-            if node.func.attr == "zero_grad" or _clears_grad_tensor(node.func):
+            if node.func.attr == "zero_grad" or _clears_grad_tensor(node):
                 return True
         elif isinstance(node, (ast.Assign, ast.Delete)) and _assigns_grad(node):
             return True
@@ -78,9 +77,16 @@ def _assigns_grad(node: ast.Assign | ast.Delete) -> bool:
     return any(isinstance(t, ast.Attribute) and t.attr == "grad" for t in node.targets)
 
 
-def _clears_grad_tensor(func: ast.Attribute) -> bool:
-    """`p.grad.zero_()`, `p.grad.data.zero_()`, `p.grad.detach_()`."""
-    if func.attr not in GRAD_CLEARING_METHODS:
+def _clears_grad_tensor(call: ast.Call) -> bool:
+    """`p.grad.zero_()`, `p.grad.data.zero_()`, `p.grad.fill_(0)`, `p.grad.mul_(0)`."""
+    func = call.func
+    if not isinstance(func, ast.Attribute):
+        return False
+    if func.attr in ("fill_", "mul_"):
+        zero = call.args and isinstance(call.args[0], ast.Constant) and call.args[0].value == 0
+        if not zero:
+            return False  # `p.grad.mul_(scale)` rescales, it does not clear
+    elif func.attr != "zero_":
         return False
     receiver = func.value
     if isinstance(receiver, ast.Attribute) and receiver.attr == "data":
@@ -165,7 +171,7 @@ class EventCollector:
                 receiver, closure = dotted_name(node.args[0]), False
             if receiver and self.is_optimizer(receiver):
                 self.add("step", node, frames, group, receiver, closure)
-        elif (isinstance(func, ast.Attribute) and _clears_grad_tensor(func)) or (
+        elif _clears_grad_tensor(node) or (
             last_part(name) in self.facts.clearing_functions or CLEARING_NAME.search(name)
         ):
             self.add("clear", node, frames, group)
