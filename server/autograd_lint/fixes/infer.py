@@ -21,7 +21,7 @@ CONTAINER = "container"  # a dict or set: no one way to detach what it holds
 _STATEFUL_OUTPUT = {"LSTM": TUPLE, "GRU": TENSOR, "RNN": TENSOR}
 # Cells return the state itself.
 _CELLS = {"LSTMCell": TUPLE, "GRUCell": TENSOR, "RNNCell": TENSOR}
-_MAX_DEPTH = 8
+_MAX_DEPTH = 24
 
 
 def dotted(node: ast.AST) -> str | None:
@@ -271,18 +271,36 @@ class Inference:
             for node in ast.walk(where):
                 if isinstance(node, ast.Assign):
                     for target in node.targets:
-                        if (
-                            isinstance(target, ast.Attribute)
-                            and target.attr == func.attr
-                            and isinstance(node.value, ast.Call)
-                        ):
-                            constructor = node.value
+                        if isinstance(target, ast.Attribute) and target.attr == func.attr:
+                            if isinstance(node.value, ast.Call):
+                                constructor = node.value
+                            elif isinstance(node.value, ast.Name) and owner is not None:
+                                # `self.model = model` in __init__: what the class is built with.
+                                constructor = self._constructor_argument(owner, node, node.value.id)
         if constructor is None:
             return None
         name = dotted(constructor.func) or ""
         last = name.rsplit(".", 1)[-1]
         if name.startswith(("nn.", "torch.nn.")) or last in _STATEFUL_OUTPUT or last in _CELLS:
             return last
+        return None
+
+    def _constructor_argument(self, owner: ast.ClassDef, assignment, name: str):
+        """The `nn.X(...)` passed for `__init__`'s parameter `name` where the class is built."""
+        init = self.document.scope_of(assignment)
+        if not isinstance(init, ast.FunctionDef) or init.name != "__init__":
+            return None
+        positional = [a.arg for a in [*init.args.posonlyargs, *init.args.args]][1:]
+        index = positional.index(name) if name in positional else None
+        for call in ast.walk(self.tree):
+            if not (isinstance(call, ast.Call) and dotted(call.func) == owner.name):
+                continue
+            passed = call.args[index] if index is not None and index < len(call.args) else None
+            for keyword in call.keywords:
+                if keyword.arg == name:
+                    passed = keyword.value
+            if isinstance(passed, ast.Call):
+                return passed
         return None
 
     def _returns(self, call: ast.Call, scope) -> list[ast.expr]:
