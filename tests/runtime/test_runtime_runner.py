@@ -172,6 +172,16 @@ def test_a_finding_is_confirmed_only_by_a_failure_on_its_lines():
     assert other.detail.startswith("not reached: the script stopped at line 10")
 
 
+def test_an_in_place_finding_is_confirmed_by_an_in_place_failure_in_its_loop():
+    in_place = confirmed_at(10)
+    in_place.problem = "inplace"
+    assert verdict_for(make_finding(6, code="AG007"), in_place).status == "confirmed"
+    outside = confirmed_at(20)
+    outside.problem = "inplace"
+    assert verdict_for(make_finding(6, code="AG007"), outside).status == "not-reproduced"
+    assert verdict_for(make_finding(6, code="AG007"), confirmed_at(10)).status == "not-reproduced"
+
+
 def test_unconfirmed_runs_apply_to_every_finding():
     run = RuntimeVerdict("not-reproduced", "cpu", 5, "not reproduced in 5 steps")
     assert verdict_for(make_finding(10), run) == run

@@ -284,8 +284,18 @@ def _verdict_from(
 # -- verdicts per finding -------------------------------------------------------------------
 
 
+def _matches(finding: Finding, run: RuntimeVerdict) -> bool:
+    if run.line is None or run.line in finding_lines(finding):
+        return True
+    # An AG007 finding sits on the in-place change; the backward that trips over it is
+    # elsewhere, usually later in the same loop.
+    loop = finding.loop
+    in_loop = loop is None or loop.start.line <= run.line <= loop.end.line
+    return finding.code == "AG007" and run.problem == "inplace" and in_loop
+
+
 def verdict_for(finding: Finding, run: RuntimeVerdict) -> RuntimeVerdict:
-    if run.status != "confirmed" or run.line is None or run.line in finding_lines(finding):
+    if run.status != "confirmed" or _matches(finding, run):
         return replace(run)
     return replace(
         run,
