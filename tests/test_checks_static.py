@@ -558,6 +558,13 @@ AG007_QUIET = {
                 out.sum().backward()
                 optimizer.step()
     """,
+    "a conversion may copy": """
+        import torch
+        def step(model, x, device):
+            y = torch.sigmoid(model(x)).to(device)
+            y.mul_(2)
+            y.sum().backward()
+    """,
     "exclusive branches": """
         import torch
         def step(model, x, mode):

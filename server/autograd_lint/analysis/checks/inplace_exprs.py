@@ -14,7 +14,9 @@ from .inplace_values import CONST, MAYBE, NO, YES, Val, join_vals
 from .scopes import dotted_name, last_part, short
 
 TORCH_PREFIXES = ("torch.", "F.", "nn.", "functional.")
-AS_IS_METHODS = frozenset({"to", "cuda", "cpu", "float", "double", "half", "type_as", "type"})
+# Conversions that return the tensor itself when nothing changes and a copy otherwise
+# (another device or dtype): treated as copies, so a change to one never flags the other.
+CONVERSIONS = frozenset({"to", "cuda", "cpu", "float", "double", "half", "type_as", "type"})
 
 
 class ExpressionMixin:
@@ -197,7 +199,9 @@ class ExpressionMixin:
             if method in table.NOT_MODIFYING:
                 return receiver
             return self.inplace_op(method[:-1], receiver, node, short(func.value))
-        if method in table.VIEW_METHODS or method in AS_IS_METHODS:
+        if method in CONVERSIONS:
+            return self.fresh(Val(tensor=True, grad=receiver.grad, deps=receiver.deps))
+        if method in table.VIEW_METHODS:
             if method == "detach":
                 return Val(tensor=True, grad=NO, storage=receiver.storage)
             return Val(
