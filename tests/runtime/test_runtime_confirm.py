@@ -70,6 +70,17 @@ def test_fixed_script_is_not_reproduced(name, test_device):
     assert "step 2" not in verdict.stdout
 
 
+def test_a_graph_growing_every_step_is_reported():
+    (verdict,) = confirm(SCRIPTS / "carried_retained.py", [], options(max_steps=4))
+    assert verdict.status == "not-reproduced"
+    sizes = verdict.graph_nodes
+    assert len(sizes) == 4 and all(a < b for a, b in zip(sizes, sizes[1:], strict=False))
+    assert format_verdict(verdict) == (
+        "not reproduced in 4 steps; the graph each backward walks grew every step "
+        f"({sizes[0]} to {sizes[-1]} nodes)"
+    )
+
+
 def read_hook_log(path) -> list[str]:
     return path.read_text().split() if path.exists() else []
 

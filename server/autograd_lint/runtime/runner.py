@@ -397,9 +397,16 @@ def format_verdict(verdict: RuntimeVerdict) -> str:
             text += f": {first[:157] + '...' if len(first) > 160 else first}"
         return text
     if verdict.status == "not-reproduced":
-        if verdict.detail.startswith("not re"):
-            return verdict.detail
-        return f"not reproduced in {verdict.backward_calls} steps"
+        text = verdict.detail
+        if not text.startswith("not re"):
+            text = f"not reproduced in {verdict.backward_calls} steps"
+        sizes = verdict.graph_nodes
+        if len(sizes) >= 3 and all(a < b for a, b in zip(sizes, sizes[1:])):
+            # Kept alive across steps (retain_graph in a loop, AG003/AG004): memory grows.
+            text += (
+                f"; the graph each backward walks grew every step ({sizes[0]} to {sizes[-1]} nodes)"
+            )
+        return text
     return f"runtime check failed: {verdict.detail}"
 
 
