@@ -295,3 +295,18 @@ def test_a_source_that_does_not_parse_gets_only_the_ignore():
 def test_a_finding_that_does_not_match_the_text_gets_no_rewrite():
     finding = only_finding(RNN)
     assert [f.strategy for f in fixes_for("x = 1\n" * 20, finding)] == ["ignore"]
+
+
+def test_evidence_in_another_file_gets_no_rewrite():
+    import dataclasses
+
+    from autograd_lint.analysis import Role
+
+    finding = only_finding(RNN)
+    assert len(fixes_for(RNN, finding)) > 1
+    moved = tuple(
+        dataclasses.replace(step, path="elsewhere.py") if step.role is Role.CARRIED else step
+        for step in finding.evidence
+    )
+    foreign = dataclasses.replace(finding, evidence=moved, path="train.py")
+    assert [f.strategy for f in fixes_for(RNN, foreign)] == ["ignore"]

@@ -25,7 +25,7 @@ from .infer import LIST, TENSOR, UNKNOWN, _match_attribute, dotted, walk_scope
 
 def carried_fixes(ctx: Context) -> list[Candidate]:
     loop = ctx.loop()
-    steps = ctx.finding.steps(Role.CARRIED)
+    steps = ctx.steps(Role.CARRIED)
     if loop is None or not steps:
         return []
     carriers = _ordered_carriers(ctx, steps)
@@ -424,7 +424,7 @@ def _clear_after_backward(ctx, list_text, backward) -> list[Candidate]:
 # -- state stored on an object ---------------------------------------------------------
 def module_state_fixes(ctx: Context) -> list[Candidate]:
     doc = ctx.doc
-    steps = ctx.finding.steps(Role.STORED)
+    steps = ctx.steps(Role.STORED)
     if len(steps) != 1:
         return []
     statement = ctx.statement_for(steps[0].span)

@@ -41,6 +41,15 @@ class Context:
         return Candidate(title, source, preferred, strategy)
 
     # -- evidence as syntax -------------------------------------------------------------
+    def steps(self, role: Role) -> list:
+        """The finding's steps of `role`; none at all if any of them lies in another file
+        (a fix built from part of the evidence would be a wrong fix)."""
+        steps = self.finding.steps(role)
+        home = self.finding.path
+        if any(step.path and step.path != home for step in steps):
+            return []
+        return steps
+
     def step_statement(self, role: Role) -> ast.stmt | None:
         steps = self.finding.steps(role)
         return self.statement_for(steps[-1].span) if steps else None
@@ -62,11 +71,11 @@ class Context:
         return node if isinstance(node, (ast.For, ast.AsyncFor, ast.While)) else None
 
     def fails_call(self) -> ast.Call | None:
-        steps = self.finding.steps(Role.FAILS)
+        steps = self.steps(Role.FAILS)
         return self.call_at(steps[-1].span) if steps else None
 
     def freed_call(self) -> ast.Call | None:
-        steps = self.finding.steps(Role.FREED)
+        steps = self.steps(Role.FREED)
         return self.call_at(steps[-1].span) if steps else None
 
 

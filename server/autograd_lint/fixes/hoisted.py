@@ -45,7 +45,7 @@ def hoisted_fixes(ctx: Context) -> list[Candidate]:
     if loop is None:
         return []
     statements = []
-    for step in ctx.finding.steps(Role.CARRIED):
+    for step in ctx.steps(Role.CARRIED):
         statement = ctx.statement_for(step.span)
         if statement is not None and all(s is not statement for s in statements):
             statements.append(statement)

@@ -52,7 +52,7 @@ def _statement_of(ctx, call) -> ast.Expr | None:
 def _detach_in_first_loss(ctx, first, second) -> list[Candidate]:
     doc = ctx.doc
     shared = ctx.finding.extra.get("shared")
-    shared_steps = ctx.finding.steps(Role.SHARED)
+    shared_steps = ctx.steps(Role.SHARED)
     if not shared or not shared_steps:
         return []
     start = shared_steps[0].span.start.line
