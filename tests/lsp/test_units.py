@@ -111,3 +111,21 @@ def test_an_internal_analysis_error_is_logged_and_keeps_the_diagnostics(monkeypa
     assert document.result_id == good_result
     errors = [message for level, message in logged if level == "error"]
     assert any("engine bug" in message for message in errors)
+
+
+def test_only_the_recently_analysed_documents_keep_the_engine_cache():
+    server = server_module.AutogradLintServer()
+    documents = [
+        Document(f"file:///w/{n}.py", "python", 1, split_lines(f"def f{n}(:\n    pass\n"))
+        for n in range(server_module.CACHED_DOCUMENTS + 2)
+    ]
+    for document in documents:
+        server.analyse(document)
+    kept = [d.cache is not None for d in documents]
+    assert kept == [False, False] + [True] * server_module.CACHED_DOCUMENTS
+    # A document whose cache was dropped is analysed from scratch on its next change.
+    oldest = documents[0]
+    oldest.lines, oldest.version = split_lines("def f0():\n    pass\n"), 2
+    server.analyse(oldest)
+    assert oldest.diagnostics == [] and oldest.cache is not None
+    assert documents[2].cache is None  # now the least recently analysed

@@ -85,6 +85,10 @@ class Document:
     def is_python(self) -> bool:
         return self.language_id == "python"
 
+    def release_source(self) -> None:
+        """Drop the joined text (the lines stay): only the next analysis needs it again."""
+        self._source = None
+
     def line_index(self, encoding: str) -> LineIndex:
         return LineIndex(self.lines, encoding)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
 import uuid
 
@@ -33,6 +34,7 @@ def register(server) -> None:
     server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)(did_change_watched_files)
     server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)(did_change_workspace_folders)
     server.feature(types.SET_TRACE)(set_trace)
+    server.feature(types.EXIT)(exit_now)
     server.command(STATUS_COMMAND)(status)
 
 
@@ -124,8 +126,7 @@ def did_close(ls, params: types.DidCloseTextDocumentParams) -> None:
     document = ls.documents.close(params.text_document.uri)
     if document is None:
         return
-    if document.pending is not None:
-        document.pending.cancel()
+    ls.forget(document)
     if not ls.pull_diagnostics and document.is_python:
         ls.text_document_publish_diagnostics(
             types.PublishDiagnosticsParams(uri=document.uri, diagnostics=[])
@@ -180,6 +181,13 @@ def did_change_watched_files(ls, params: types.DidChangeWatchedFilesParams) -> N
         return
     ls.log("pyproject.toml changed: reloading project settings")
     ls.invalidate_settings()
+
+
+def exit_now(ls, params) -> None:
+    # Freeing every document's trees at interpreter exit takes seconds with many files
+    # open, and the editor waits for it; every message has been written and flushed.
+    sys.stderr.flush()
+    os._exit(0 if ls.protocol._shutdown else 1)
 
 
 def set_trace(ls, params: types.SetTraceParams) -> None:

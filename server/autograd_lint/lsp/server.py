@@ -16,6 +16,7 @@ import logging
 import sys
 import threading
 import time
+from collections import OrderedDict
 
 import attrs
 from lsprotocol import types
@@ -42,6 +43,10 @@ except ImportError:  # not re-exported yet
 
 # Changes closer together than this are a burst: wait this long after the last one.
 DEBOUNCE_SECONDS = 0.05
+# The engine's cache of a 5,000-line file takes about 10 MB; keep it for the documents
+# analysed most recently (the ones being edited), and rebuild it for any other on its
+# next change.
+CACHED_DOCUMENTS = 3
 CONFIGURATION_TIMEOUT_SECONDS = 5.0
 _LOG_TYPES = {
     "error": types.MessageType.Error,
@@ -97,6 +102,7 @@ class AutogradLintServer(LanguageServer):
         self.trace = "off"
         self.debounce = DEBOUNCE_SECONDS
         self._result_ids = itertools.count(1)
+        self._cached: OrderedDict[str, Document] = OrderedDict()
         # Set once the editor's settings are in (after `initialized`): analysing before
         # would flash diagnostics the settings hide.
         self.settings_loaded = asyncio.Event()
@@ -210,12 +216,11 @@ class AutogradLintServer(LanguageServer):
         started = time.perf_counter()
         findings = []
         if document.settings is not False:
-            if document.cache is None:
-                document.cache = AnalysisCache()
             self._analysis_errors.clear()
             findings = check_source(
-                document.source, document.path, document.settings, cache=document.cache
+                document.source, document.path, document.settings, cache=self._cache(document)
             )
+            document.release_source()
             if self._analysis_errors:
                 # Keep what the last good analysis showed rather than clearing it.
                 document.analysed, document.analysed_version = True, document.version
@@ -240,6 +245,23 @@ class AutogradLintServer(LanguageServer):
             f"{(time.perf_counter() - started) * 1000:.1f} ms",
             "verbose",
         )
+
+    def _cache(self, document: Document):
+        if document.cache is None:
+            document.cache = AnalysisCache()
+        self._cached[document.uri] = document
+        self._cached.move_to_end(document.uri)
+        while len(self._cached) > CACHED_DOCUMENTS:
+            _, oldest = self._cached.popitem(last=False)
+            oldest.cache = None
+        return document.cache
+
+    def forget(self, document: Document) -> None:
+        """A closed document: stop its pending analysis and drop its cache."""
+        if document.pending is not None:
+            document.pending.cancel()
+        if self._cached.get(document.uri) is document:
+            del self._cached[document.uri]
 
     def publish(self, document: Document) -> None:
         self.text_document_publish_diagnostics(
