@@ -18,91 +18,26 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 
 from ..analysis.model import Finding, Role
+from .verdict import (
+    REPORT_FIELDS,
+    STATUSES,
+    RuntimeOptions,
+    RuntimeVerdict,
+    format_verdict,
+    refusal,
+)
 
 HARNESS = Path(__file__).resolve().with_name("harness.py")
-STATUSES = ("confirmed", "not-reproduced", "error")
 # What each captured stream keeps: its end, where the useful part of a traceback is.
 OUTPUT_LIMIT = 64 * 1024
 POLL_SECONDS = 0.05
 
 Cancel = threading.Event | Callable[[], bool] | None
 EventCallback = Callable[[dict], None] | None
-
-
-@dataclass
-class RuntimeOptions:
-    python: str | None = None  # interpreter with torch; default: the one running us
-    args: list[str] = field(default_factory=list)  # the script's own arguments
-    env: dict = field(default_factory=dict)  # added to (and overriding) our environment
-    device: str = "auto"  # auto | cpu | cuda:N
-    max_steps: int = 5
-    timeout_seconds: float = 120
-    # False: let a failing backward run so torch raises its own error (checks the probe).
-    intercept: bool = True
-
-
-@dataclass
-class RuntimeVerdict:
-    status: str  # confirmed | not-reproduced | error
-    device: str | None = None
-    iteration: int | None = None
-    detail: str = ""
-    line: int | None = None  # the failing backward's line
-    node: str | None = None  # e.g. TanhBackward0
-    built_line: int | None = None
-    built_iteration: int | None = None  # 0: built before the loop
-    stdout: str = ""
-    stderr: str = ""
-    peak_memory_bytes: int | None = None
-    problem: str | None = None  # freed | inplace
-    intercepted: bool | None = None  # stopped before the failing backward ran
-    backward_calls: int = 0
-    graph_nodes: list[int] = field(default_factory=list)  # reachable nodes at each backward
-    exception: str | None = None  # the real error, when backward ran and raised it
-
-    def to_json(self) -> dict:
-        out = {
-            "status": self.status,
-            "device": self.device,
-            "iteration": self.iteration,
-            "detail": self.detail,
-        }
-        extras = {
-            "line": self.line,
-            "node": self.node,
-            "builtLine": self.built_line,
-            "builtIteration": self.built_iteration,
-            "problem": self.problem,
-            "intercepted": self.intercepted,
-            "peakMemoryBytes": self.peak_memory_bytes,
-            "backwardCalls": self.backward_calls,
-            "graphNodes": self.graph_nodes or None,
-            "exception": self.exception,
-        }
-        out.update({key: value for key, value in extras.items() if value is not None})
-        return out
-
-
-_REPORT_FIELDS = {
-    "status",
-    "device",
-    "iteration",
-    "detail",
-    "line",
-    "node",
-    "built_line",
-    "built_iteration",
-    "peak_memory_bytes",
-    "problem",
-    "intercepted",
-    "backward_calls",
-    "graph_nodes",
-    "exception",
-}
 
 
 # -- one harness run ------------------------------------------------------------------------
@@ -214,9 +149,20 @@ def run_harness(
     if not script.is_file():
         return RuntimeVerdict("error", detail=f"script not found: {script}")
     cancelled = _cancel_check(cancel)
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        read_fd, write_fd = os.pipe()
-        command = harness_command(script, findings, options, ["--result-fd", str(write_fd)])
+    with (
+        tempfile.TemporaryFile() as out,
+        tempfile.TemporaryFile() as err,
+        tempfile.TemporaryDirectory() as scratch,
+    ):
+        if os.name == "posix":
+            read_fd, write_fd = os.pipe()
+            channel, spawn = ["--result-fd", str(write_fd)], {"pass_fds": (write_fd,)}
+            spawn["start_new_session"] = True
+        else:  # no fd passing: a result file, read once the run is over
+            result_file = Path(scratch) / "result.jsonl"
+            channel = ["--result-file", str(result_file)]
+            spawn = {"creationflags": subprocess.CREATE_NEW_PROCESS_GROUP}
+        command = harness_command(script, findings, options, channel)
         try:
             process = subprocess.Popen(
                 command,
@@ -225,27 +171,42 @@ def run_harness(
                 stdin=subprocess.DEVNULL,
                 stdout=out,
                 stderr=err,
-                pass_fds=(write_fd,),
-                start_new_session=True,
+                **spawn,
             )
         except OSError as error:
-            os.close(read_fd)
+            if os.name == "posix":
+                os.close(read_fd)
             return RuntimeVerdict("error", detail=f"cannot start {command[0]}: {error}")
         finally:
-            os.close(write_fd)
-        reader = _EventReader(read_fd, on_event)
-        reader.start()
+            if os.name == "posix":
+                os.close(write_fd)
+        reader = _EventReader(read_fd, on_event) if os.name == "posix" else None
+        if reader is not None:
+            reader.start()
         stopped = _wait(process, options.timeout_seconds, cancelled)
         # Whatever the outcome, nothing the script started outlives the run.
         _kill_group(process)
         process.wait()
-        reader.join(timeout=5)
-        verdict = _verdict_from(reader.events, stopped, process.returncode, options)
+        if reader is not None:
+            reader.join(timeout=5)
+            events = reader.events
+        else:
+            events = _read_result_file(result_file, on_event)
+        verdict = _verdict_from(events, stopped, process.returncode, options)
         verdict.stdout, verdict.stderr = _tail(out), _tail(err)
     if verdict.status == "error" and stopped is None and verdict.detail.startswith("harness"):
         last = verdict.stderr.strip().splitlines()[-1:] or [""]
         verdict.detail += f": {last[0]}" if last[0] else ""
     return verdict
+
+
+def _read_result_file(path: Path, on_event: EventCallback) -> list[dict]:
+    if not path.exists():
+        return []
+    reader = _EventReader(-1, on_event)
+    for line in path.read_bytes().splitlines():
+        reader._take(line)
+    return reader.events
 
 
 def _wait(process: subprocess.Popen, timeout: float, cancelled: Callable[[], bool]) -> str | None:
@@ -269,7 +230,7 @@ def _verdict_from(
     verdicts = [e for e in events if e.get("event") == "verdict"]
     calls = sum(1 for e in events if e.get("event") == "backward")
     if verdicts:
-        report = {k: v for k, v in verdicts[-1].items() if k in _REPORT_FIELDS}
+        report = {k: v for k, v in verdicts[-1].items() if k in REPORT_FIELDS}
         if report.get("status") in STATUSES:
             return RuntimeVerdict(**report)
     if stopped == "timeout":
@@ -381,55 +342,6 @@ class ConfirmationRun:
         return self._result
 
 
-# -- wording --------------------------------------------------------------------------------
-
-
-def format_verdict(verdict: RuntimeVerdict) -> str:
-    """One line for a diagnostic or a terminal."""
-    if verdict.status == "confirmed":
-        text = f"confirmed at runtime: iteration {verdict.iteration} on {verdict.device or 'cpu'}"
-        if verdict.node and verdict.problem == "inplace":
-            text += f" ({verdict.node} needs a saved tensor that was modified in place)"
-        elif verdict.node:
-            text += f" ({_node_phrase(verdict)})"
-        if verdict.exception:
-            first = verdict.exception.strip().splitlines()[0]
-            text += f": {first[:157] + '...' if len(first) > 160 else first}"
-        return text
-    if verdict.status == "not-reproduced":
-        text = verdict.detail
-        if not text.startswith("not re"):
-            text = f"not reproduced in {verdict.backward_calls} steps"
-        sizes = verdict.graph_nodes
-        if len(sizes) >= 3 and all(a < b for a, b in zip(sizes, sizes[1:])):
-            # Kept alive across steps (retain_graph in a loop, AG003/AG004): memory grows.
-            text += (
-                f"; the graph each backward walks grew every step ({sizes[0]} to {sizes[-1]} nodes)"
-            )
-        return text
-    return f"runtime check failed: {verdict.detail}"
-
-
-def _node_phrase(verdict: RuntimeVerdict) -> str:
-    built, current = verdict.built_iteration, verdict.iteration
-    where = f"built at line {verdict.built_line}"
-    if built == 0:
-        return f"stale node {verdict.node} {where} before the loop"
-    if built is not None and current is not None and built < current:
-        return f"stale node {verdict.node} {where} in iteration {built}"
-    return f"node {verdict.node} {where} in the same iteration, freed by an earlier backward"
-
-
-def refusal(enabled: bool, workspace_trusted: bool) -> str | None:
-    """Why a runtime confirmation may not run, for the language server; None when it may."""
-    if not workspace_trusted:
-        return "runtime confirmation runs your code, so it is refused in an untrusted workspace"
-    if not enabled:
-        return "runtime confirmation is off: set autograd-lint runtime.enabled to true to allow it"
-    return None
-
-
-# The command line helpers live beside the runner so the CLI needs one import.
 from .cli_options import add_cli_arguments, confirm_findings, options_from_args  # noqa: E402
 
 __all__ = [

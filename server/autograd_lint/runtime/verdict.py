@@ -1,0 +1,127 @@
+"""What a runtime confirmation is asked to do, and what it answers (no torch here either)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+STATUSES = ("confirmed", "not-reproduced", "error")
+
+
+@dataclass
+class RuntimeOptions:
+    python: str | None = None  # interpreter with torch; default: the one running us
+    args: list[str] = field(default_factory=list)  # the script's own arguments
+    env: dict = field(default_factory=dict)  # added to (and overriding) our environment
+    device: str = "auto"  # auto | cpu | cuda:N
+    max_steps: int = 5
+    timeout_seconds: float = 120
+    # False: let a failing backward run so torch raises its own error (checks the probe).
+    intercept: bool = True
+
+
+@dataclass
+class RuntimeVerdict:
+    status: str  # confirmed | not-reproduced | error
+    device: str | None = None
+    iteration: int | None = None
+    detail: str = ""
+    line: int | None = None  # the failing backward's line
+    node: str | None = None  # e.g. TanhBackward0
+    built_line: int | None = None
+    built_iteration: int | None = None  # 0: built before the loop
+    stdout: str = ""
+    stderr: str = ""
+    peak_memory_bytes: int | None = None
+    problem: str | None = None  # freed | inplace
+    intercepted: bool | None = None  # stopped before the failing backward ran
+    backward_calls: int = 0
+    graph_nodes: list[int] = field(default_factory=list)  # reachable nodes at each backward
+    exception: str | None = None  # the real error, when backward ran and raised it
+
+    def to_json(self) -> dict:
+        out = {
+            "status": self.status,
+            "device": self.device,
+            "iteration": self.iteration,
+            "detail": self.detail,
+        }
+        extras = {
+            "line": self.line,
+            "node": self.node,
+            "builtLine": self.built_line,
+            "builtIteration": self.built_iteration,
+            "problem": self.problem,
+            "intercepted": self.intercepted,
+            "peakMemoryBytes": self.peak_memory_bytes,
+            "backwardCalls": self.backward_calls,
+            "graphNodes": self.graph_nodes or None,
+            "exception": self.exception,
+        }
+        out.update({key: value for key, value in extras.items() if value is not None})
+        return out
+
+
+REPORT_FIELDS = {
+    "status",
+    "device",
+    "iteration",
+    "detail",
+    "line",
+    "node",
+    "built_line",
+    "built_iteration",
+    "peak_memory_bytes",
+    "problem",
+    "intercepted",
+    "backward_calls",
+    "graph_nodes",
+    "exception",
+}
+
+
+def format_verdict(verdict: RuntimeVerdict) -> str:
+    """One line for a diagnostic or a terminal."""
+    if verdict.status == "confirmed":
+        text = f"confirmed at runtime: iteration {verdict.iteration} on {verdict.device or 'cpu'}"
+        if verdict.node and verdict.problem == "inplace":
+            text += f" ({verdict.node} needs a saved tensor that was modified in place)"
+        elif verdict.node:
+            text += f" ({_node_phrase(verdict)})"
+        if verdict.exception:
+            first = verdict.exception.strip().splitlines()[0]
+            text += f": {first[:157] + '...' if len(first) > 160 else first}"
+        return text
+    if verdict.status == "not-reproduced":
+        text = verdict.detail
+        if not text.startswith("not re"):
+            text = f"not reproduced in {verdict.backward_calls} steps"
+        sizes = verdict.graph_nodes
+        if len(sizes) >= 3 and all(a < b for a, b in zip(sizes, sizes[1:])):
+            # Kept alive across steps (retain_graph in a loop, AG003/AG004): memory grows.
+            text += (
+                f"; the graph each backward walks grew every step ({sizes[0]} to {sizes[-1]} nodes)"
+            )
+        return text
+    return f"runtime check failed: {verdict.detail}"
+
+
+def _node_phrase(verdict: RuntimeVerdict) -> str:
+    built, current = verdict.built_iteration, verdict.iteration
+    where = f"built at line {verdict.built_line}"
+    if built == 0:
+        return f"stale node {verdict.node} {where} before the loop"
+    if built is not None and current is not None and built < current:
+        return f"stale node {verdict.node} {where} in iteration {built}"
+    return f"node {verdict.node} {where} in the same iteration, freed by an earlier backward"
+
+
+def refusal(enabled: bool, workspace_trusted: bool) -> str | None:
+    """Why a runtime confirmation may not run, for the language server; None when it may."""
+    if not workspace_trusted:
+        return "runtime confirmation runs your code, so it is refused in an untrusted workspace"
+    if not enabled:
+        return "runtime confirmation is off: set autograd-lint runtime.enabled to true to allow it"
+    return None
+
+
+# The command line helpers live beside the runner so the CLI needs one import.
