@@ -131,11 +131,15 @@ async function settingsEditor() {
   await page
     .locator(".settings-editor .settings-count-widget", { hasText: `${count} Settings Found` })
     .waitFor({ timeout: 15_000 });
-  for (const label of ["Enable", "Import Strategy", "Interpreter"]) {
-    await page.locator(".settings-editor .setting-item-contents", { hasText: label }).first().waitFor({ timeout: 15_000 });
+  const setting = (label) => page.locator(".settings-editor .setting-item-contents", { hasText: label }).first();
+  for (const label of ["Enable", "Select", "Severity", "Interpreter"]) {
+    await setting(label).waitFor({ timeout: 15_000 });
   }
   lap(`our ${count} settings are in the settings editor`);
   await shot("ui-settings");
+  await page.keyboard.type(" runtime");
+  await setting("Runtime: Enabled").waitFor({ timeout: 15_000 });
+  await shot("ui-settings-runtime");
 }
 
 let ok = false;
