@@ -11,10 +11,11 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
-from . import torch_api as api
 from .calls import CallMixin, literal_keyword
-from .exprs import ExpressionMixin, dotted_name
+from .definitions import ClassInfo, FunctionRef, api_kind_of, make_class_info
+from .exprs import ExpressionMixin
 from .lifetimes import LifetimeTracker
+from .syntax_facts import grad_mode_of, has_backward, none_tests, retains_graph
 from .values import (
     CLASS,
     CONTAINER,
@@ -35,56 +36,6 @@ from .values import (
 MAX_UNROLL_DEPTH = 3  # nested loops unrolled twice each; deeper ones get one pass
 MAX_CALL_DEPTH = 4  # local functions inlined this deep
 INLINE_BUDGET = 300  # inlined calls per analysis root, to bound the work on odd code
-
-
-@dataclass(eq=False)
-class FunctionRef:
-    node: ast.FunctionDef | ast.AsyncFunctionDef
-    block: object
-    owner: ClassInfo | None = None
-
-    @property
-    def no_grad(self) -> bool:
-        for decorator in self.node.decorator_list:
-            target = decorator.func if isinstance(decorator, ast.Call) else decorator
-            name = dotted_name(target) or ""
-            if api.last_part(name) in api.NO_GRAD_CONTEXTS:
-                return True
-        return False
-
-
-@dataclass(eq=False)
-class ClassInfo:
-    name: str
-    node: ast.ClassDef
-    block: object
-    bases: list[str]
-    methods: dict[str, FunctionRef] = field(default_factory=dict)
-    registry: dict[str, ClassInfo] = field(default_factory=dict, repr=False)
-
-    @property
-    def is_module(self) -> bool:
-        for base in self.bases:
-            if base.endswith("Module") or api.last_part(base) in ("Module", "LightningModule"):
-                return True
-            local = self.registry.get(base)
-            if local is not None and local is not self and local.is_module:
-                return True
-        return "forward" in self.methods
-
-    def find_method(self, name: str, _seen=None) -> FunctionRef | None:
-        found = self.methods.get(name)
-        if found is not None:
-            return found
-        seen = _seen or {id(self)}
-        for base in self.bases:
-            local = self.registry.get(base)
-            if local is not None and id(local) not in seen:
-                seen.add(id(local))
-                found = local.find_method(name, seen)
-                if found is not None:
-                    return found
-        return None
 
 
 @dataclass(eq=False)
@@ -443,90 +394,3 @@ class Interpreter(ExpressionMixin, CallMixin):
             for origin in nodes:
                 if origin not in freed:
                     freed[origin] = info
-
-
-def has_backward(statements) -> bool:
-    for statement in statements:
-        for node in ast.walk(statement):
-            if (
-                isinstance(node, ast.Call)
-                and isinstance(node.func, ast.Attribute)
-                and node.func.attr in ("backward", "manual_backward", "grad")
-            ):
-                return True
-    return False
-
-
-def none_tests(test: ast.AST) -> tuple[list, list]:
-    """Expressions known to be None in the body / in the else branch of `if test:`.
-
-    A value that is None carries no graph; this keeps `if self.h is not None:
-    self.h = self.h.detach()` from looking like a path on which `self.h` keeps its graph.
-    """
-    if (
-        isinstance(test, ast.Compare)
-        and len(test.ops) == 1
-        and isinstance(test.comparators[0], ast.Constant)
-        and test.comparators[0].value is None
-        and isinstance(test.left, (ast.Name, ast.Attribute))
-    ):
-        if isinstance(test.ops[0], ast.Is):
-            return [test.left], []
-        if isinstance(test.ops[0], ast.IsNot):
-            return [], [test.left]
-    return [], []
-
-
-def retains_graph(call: ast.Call) -> bool:
-    """Whether the call keeps the graph: `retain_graph=True`, or `create_graph=True` alone.
-
-    A non-literal value counts as retaining: we cannot tell, and saying nothing is
-    better than a false alarm.
-    """
-    is_grad = isinstance(call.func, ast.Attribute) and call.func.attr == "grad"
-    retain_index, create_index = (3, 4) if is_grad else (1, 2)
-    retain = literal_keyword(call, "retain_graph")
-    if retain is None and len(call.args) > retain_index:
-        arg = call.args[retain_index]
-        retain = arg.value if isinstance(arg, ast.Constant) else ...
-    create = literal_keyword(call, "create_graph")
-    if create is None and len(call.args) > create_index:
-        arg = call.args[create_index]
-        create = arg.value if isinstance(arg, ast.Constant) else ...
-    if retain is None:
-        return create is not None and create is not False
-    return retain is not False and retain is not None
-
-
-def grad_mode_of(expr: ast.AST) -> bool | None:
-    """False for `torch.no_grad()` / `inference_mode()`, True for `enable_grad()`."""
-    target = expr.func if isinstance(expr, ast.Call) else expr
-    name = api.last_part(dotted_name(target) or "")
-    if name in api.NO_GRAD_CONTEXTS:
-        if name == "inference_mode" and isinstance(expr, ast.Call) and expr.args:
-            arg = expr.args[0]
-            if isinstance(arg, ast.Constant) and arg.value is False:
-                return None
-        return False
-    if name in api.ENABLE_GRAD_CONTEXTS:
-        return True
-    if name == "set_grad_enabled" and isinstance(expr, ast.Call) and expr.args:
-        arg = expr.args[0]
-        if isinstance(arg, ast.Constant) and isinstance(arg.value, bool):
-            return arg.value
-    return None
-
-
-def make_class_info(node: ast.ClassDef, block, registry: dict) -> ClassInfo:
-    bases = [dotted_name(base) or "" for base in node.bases]
-    info = ClassInfo(node.name, node, block, bases, registry=registry)
-    for statement in node.body:
-        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            info.methods[statement.name] = FunctionRef(statement, block, info)
-    return info
-
-
-def api_kind_of(info: ClassInfo) -> int:
-    from .values import MODULE, OBJECT
-
-    return MODULE if info.is_module else OBJECT

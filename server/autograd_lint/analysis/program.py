@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 
 from .blocks import Block
-from .interp import FunctionRef, make_class_info
+from .definitions import FunctionRef, make_class_info
 from .values import CLASS, FUNC, NAMESPACE, Binding, Site, Val
 
 BACKWARD_MARKERS = ("backward", "autograd")

@@ -1,0 +1,81 @@
+"""Facts read straight off the syntax: grad modes, retain_graph, None tests."""
+
+from __future__ import annotations
+
+import ast
+
+from . import torch_api as api
+from .calls import literal_keyword
+from .exprs import dotted_name
+
+
+def has_backward(statements) -> bool:
+    for statement in statements:
+        for node in ast.walk(statement):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr in ("backward", "manual_backward", "grad")
+            ):
+                return True
+    return False
+
+
+def none_tests(test: ast.AST) -> tuple[list, list]:
+    """Expressions known to be None in the body / in the else branch of `if test:`.
+
+    A value that is None carries no graph; this keeps `if self.h is not None:
+    self.h = self.h.detach()` from looking like a path on which `self.h` keeps its graph.
+    """
+    if (
+        isinstance(test, ast.Compare)
+        and len(test.ops) == 1
+        and isinstance(test.comparators[0], ast.Constant)
+        and test.comparators[0].value is None
+        and isinstance(test.left, (ast.Name, ast.Attribute))
+    ):
+        if isinstance(test.ops[0], ast.Is):
+            return [test.left], []
+        if isinstance(test.ops[0], ast.IsNot):
+            return [], [test.left]
+    return [], []
+
+
+def retains_graph(call: ast.Call) -> bool:
+    """Whether the call keeps the graph: `retain_graph=True`, or `create_graph=True` alone.
+
+    A non-literal value counts as retaining: we cannot tell, and saying nothing is
+    better than a false alarm.
+    """
+    is_grad = isinstance(call.func, ast.Attribute) and call.func.attr == "grad"
+    retain_index, create_index = (3, 4) if is_grad else (1, 2)
+    retain = literal_keyword(call, "retain_graph")
+    if retain is None and len(call.args) > retain_index:
+        arg = call.args[retain_index]
+        retain = arg.value if isinstance(arg, ast.Constant) else ...
+    create = literal_keyword(call, "create_graph")
+    if create is None and len(call.args) > create_index:
+        arg = call.args[create_index]
+        create = arg.value if isinstance(arg, ast.Constant) else ...
+    if retain is None:
+        return create is not None and create is not False
+    return retain is not False and retain is not None
+
+
+def grad_mode_of(expr: ast.AST) -> bool | None:
+    """False for `torch.no_grad()` / `inference_mode()`, True for `enable_grad()`."""
+    target = expr.func if isinstance(expr, ast.Call) else expr
+    name = api.last_part(dotted_name(target) or "")
+    if name in api.NO_GRAD_CONTEXTS:
+        if name == "inference_mode" and isinstance(expr, ast.Call) and expr.args:
+            arg = expr.args[0]
+            if isinstance(arg, ast.Constant) and arg.value is False:
+                return None
+        return False
+    if name in api.ENABLE_GRAD_CONTEXTS:
+        return True
+    if name == "set_grad_enabled" and isinstance(expr, ast.Call) and expr.args:
+        arg = expr.args[0]
+        if isinstance(arg, ast.Constant) and isinstance(arg.value, bool):
+            return arg.value
+    return None
