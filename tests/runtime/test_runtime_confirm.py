@@ -18,6 +18,7 @@ BUGGY = [
     ("hoisted_forward_buggy.py", 2, 0, "ReluBackward0"),
     ("shared_graph_buggy.py", 1, 1, "SigmoidBackward0"),
     ("gan_buggy.py", 1, 1, "TanhBackward0"),
+    ("checkpointed_carried_buggy.py", 2, 1, "TanhBackward0"),
 ]
 FIXED = ["rnn_carried_fixed.py", "gan_fixed.py"]
 

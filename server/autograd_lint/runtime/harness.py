@@ -173,8 +173,11 @@ class Instrumentation:
         instrumentation = self
 
         def wrapper(*args, **kwargs):
-            if getattr(instrumentation.local, "depth", 0):
-                return original(*args, **kwargs)  # Tensor.backward -> autograd.backward
+            # Nested calls (Tensor.backward -> autograd.backward, reentrant checkpointing) and
+            # calls from autograd's device threads belong to the call already checked.
+            nested = getattr(instrumentation.local, "depth", 0)
+            if nested or threading.current_thread() is not threading.main_thread():
+                return original(*args, **kwargs)
             if instrumentation.verdict_sent:
                 raise _HarnessStop()
             instrumentation.local.depth = 1
