@@ -77,3 +77,47 @@ def describe_applied(result: FileFix) -> list[str]:
         f"{result.path}:{fix.edits[0].span.start.line}: {fix.code} fixed: {fix.title}"
         for fix in result.applied
     ]
+
+
+class FixSession:
+    """One `check --fix` (write=True) or `check --diff` (write=False) run over many files."""
+
+    def __init__(self, write: bool):
+        self.write = write
+        self.results: list[FileFix] = []
+
+    def file(
+        self, path: Path, findings: list[Finding], analyzer: Callable[[str, str], list[Finding]]
+    ) -> list[Finding]:
+        """Fix one file; returns the findings to report for it (what remains, after --fix)."""
+        if not findings:
+            return findings
+        try:
+            result = fix_file(path, findings, analyzer)
+        except (OSError, UnicodeDecodeError, SyntaxError, LookupError):
+            return findings  # already reported as AG000 (cannot read or decode it)
+        self.results.append(result)
+        if self.write and result.changed:
+            write(result)
+            return result.remaining
+        return findings
+
+    @property
+    def changed(self) -> list[FileFix]:
+        return [r for r in self.results if r.changed]
+
+    def diff(self) -> str:
+        return "".join(unified_diff(r) for r in self.changed)
+
+    def summary(self) -> str:
+        """What was (or would be) changed, for stderr."""
+        lines = [line for r in self.changed for line in describe_applied(r)]
+        applied = sum(len(r.applied) for r in self.changed)
+        remaining = sum(len(r.remaining) for r in self.results)
+        verb = "applied" if self.write else "would be applied"
+        lines.append(
+            f"{applied} fix{'es' if applied != 1 else ''} {verb} in {len(self.changed)} "
+            f"file{'s' if len(self.changed) != 1 else ''}; {remaining} finding"
+            f"{'s' if remaining != 1 else ''} without an automatic fix"
+        )
+        return "\n".join(lines) + "\n"
