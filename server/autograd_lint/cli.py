@@ -14,8 +14,9 @@ import sys
 from pathlib import Path
 
 from . import __version__
-from .checker import check_path, iter_python_files
+from .checker import check_path, check_source, iter_python_files
 from .config import ConfigError, Settings, find_pyproject, parse_codes, read_pyproject
+from .fixes.cli_support import FixSession
 from .output import FORMATS, Report
 from .rules import RULES
 from .workspace import Workspace, find_root
@@ -101,8 +102,17 @@ def _add_check(commands) -> None:
     check.add_argument(
         "--exit-zero", action="store_true", help="exit with 0 even when there are findings"
     )
-    # Reserved for other components, not added yet: --fix / --diff (quick fixes) and
-    # --confirm / --confirm-args (runtime confirmation of findings).
+    fixing = check.add_mutually_exclusive_group()
+    fixing.add_argument(
+        "--fix",
+        action="store_true",
+        help="apply the preferred fix of every finding in place; report what remains",
+    )
+    fixing.add_argument(
+        "--diff", action="store_true", help="print the fixes as a unified diff; change nothing"
+    )
+    # Reserved for another component, not added yet: --confirm / --confirm-args
+    # (runtime confirmation of findings).
     check.set_defaults(handler=run_check)
 
 
@@ -116,6 +126,7 @@ def run_check(args: argparse.Namespace) -> int:
         return _usage_error(f"config file not found: {args.config}")
 
     settings_of = _SettingsResolver(args)
+    fixes = FixSession(write=args.fix) if args.fix or args.diff else None
     findings = []
     seen: set[Path] = set()
     workspaces: dict[Path, Workspace] = {}
@@ -130,12 +141,26 @@ def run_check(args: argparse.Namespace) -> int:
                 if identity in seen:
                     continue
                 seen.add(identity)
-                findings.extend(
-                    check_path(_display_path(file), settings, resolver=workspace.resolve)
-                )
+                found = check_path(_display_path(file), settings, resolver=workspace.resolve)
+                if fixes is not None:
+                    found = fixes.file(
+                        _display_path(file),
+                        found,
+                        lambda text, name, s=settings, w=workspace: check_source(
+                            text, name, s, resolver=w.resolve
+                        ),
+                    )
+                findings.extend(found)
     except ConfigError as exc:
         return _usage_error(str(exc))
 
+    if fixes is not None:
+        sys.stderr.write(fixes.summary())
+        if args.diff:
+            _write(fixes.diff())
+            return (
+                EXIT_FINDINGS if (fixes.changed or findings) and not args.exit_zero else EXIT_CLEAN
+            )
     findings.sort(key=lambda f: f.sort_key())
     report = Report(findings, files_checked=len(seen))
     color = args.format == "text" and not args.no_color and _stdout_wants_color()
