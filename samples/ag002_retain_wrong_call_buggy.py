@@ -43,7 +43,7 @@ for step in range(4):
     optimizer.zero_grad()
     recon_loss.backward()
     recon_norm = encoder_grad_norm(model)
-    kl_loss.backward(retain_graph=True)  # expect: AG002
+    kl_loss.backward(retain_graph=True)  # expect: AG002, AG004
     total_norm = encoder_grad_norm(model)
     optimizer.step()
     print(f"step {step}: recon pull {recon_norm:.3f}, total {total_norm:.3f}")
