@@ -310,3 +310,10 @@ def test_evidence_in_another_file_gets_no_rewrite():
     )
     foreign = dataclasses.replace(finding, evidence=moved, path="train.py")
     assert [f.strategy for f in fixes_for(RNN, foreign)] == ["ignore"]
+
+
+def test_header_comments_and_a_missing_final_newline_survive():
+    source = "#!/usr/bin/env python\n# a header comment\n\n" + RNN.rstrip("\n")
+    fixed = apply_fixes(source, [preferred(source, only_finding(source))])
+    assert fixed.replace("    h = h.detach()\n", "", 1) == source
+    assert not fixed.endswith("\n")

@@ -10,6 +10,7 @@ and formatting outside the changed nodes come out untouched.
 from __future__ import annotations
 
 import ast
+import bisect
 from collections.abc import Iterator
 
 import libcst as cst
@@ -30,12 +31,26 @@ class Document:
         self.lines = split_lines(source)
         self.tree = ast.parse(source)
         self.module = cst.parse_module(source)
-        wrapper = MetadataWrapper(self.module, unsafe_skip_copy=True)
-        positions = wrapper.resolve(PositionProvider)
+        # Each top-level statement's code and first line: positions are worked out only
+        # for the statements a fix looks into, and the rest of the text is reused as is.
+        module = self.module
+        self.top_code = [module.code_for_node(statement) for statement in module.body]
+        self.top_header = "".join(module.code_for_node(line) for line in module.header)
+        self.top_footer = "".join(module.code_for_node(line) for line in module.footer)
+        whole = self.top_header + "".join(self.top_code) + self.top_footer
+        # Without a final newline libcst still ends the last line in the pieces.
+        self.cut_end = len(whole) - len(source)
+        if whole[: len(source)] != source or self.cut_end not in (0, 1, 2):
+            raise ValueError("libcst pieces do not add up to the source")
+        self.top_lines = []
+        line = 1 + self.top_header.count("\n")
+        for code in self.top_code:
+            self.top_lines.append(line)
+            line += code.count("\n")
+        self._indexed: set[int] = set()
         self._cst_at: dict[tuple[int, int], list[cst.CSTNode]] = {}
-        for node, where in positions.items():
-            self._cst_at.setdefault((where.start.line, where.start.column), []).append(node)
-        self.cst_range = positions
+        self.cst_range: dict[cst.CSTNode, object] = {}
+        self.top_of: dict[cst.CSTNode, int] = {}
         self.parents: dict[ast.AST, ast.AST] = {}
         for parent in ast.walk(self.tree):
             for child in ast.iter_child_nodes(parent):
@@ -119,13 +134,33 @@ class Document:
         raise LookupError("statement not in a block")
 
     # -- the libcst side ----------------------------------------------------------------
+    def _index_line(self, line: int) -> None:
+        """Positions of the nodes of the top-level statement that holds `line`."""
+        index = bisect.bisect_right(self.top_lines, line) - 1
+        if index < 0 or index in self._indexed:
+            return
+        self._indexed.add(index)
+        statement = self.module.body[index]
+        alone = self.module.with_changes(body=[statement], header=[], footer=[])
+        positions = MetadataWrapper(alone, unsafe_skip_copy=True).resolve(PositionProvider)
+        offset = self.top_lines[index] - 1
+        for node, where in positions.items():
+            start = (where.start.line + offset, where.start.column)
+            self._cst_at.setdefault(start, []).append(node)
+            self.cst_range[node] = ((start), (where.end.line + offset, where.end.column))
+            self.top_of[node] = index
+
+    def _nodes_at(self, line: int, column: int) -> list[cst.CSTNode]:
+        self._index_line(line)
+        return self._cst_at.get((line, column), [])
+
     def cst_statement(self, statement: ast.stmt) -> cst.CSTNode | None:
         """The libcst statement for `statement`: a compound one, or the whole simple line.
 
         None for a statement that shares its line with others (`a = 1; b = 2`), which
         a line-wise rewrite would change beyond itself.
         """
-        candidates = self._cst_at.get(self.start(statement), [])
+        candidates = self._nodes_at(*self.start(statement))
         for node in candidates:
             if isinstance(node, cst.SimpleStatementLine):
                 return node if len(node.body) == 1 else None
@@ -135,11 +170,10 @@ class Document:
 
     def cst_expression(self, expression: ast.expr) -> cst.BaseExpression | None:
         span = self.span(expression)
-        for node in self._cst_at.get((span.start.line, span.start.column), []):
+        for node in self._nodes_at(span.start.line, span.start.column):
             if not isinstance(node, cst.BaseExpression):
                 continue
-            where = self.cst_range[node]
-            if (where.end.line, where.end.column) == (span.end.line, span.end.column):
+            if self.cst_range[node][1] == (span.end.line, span.end.column):
                 return node
         return None
 
@@ -182,7 +216,26 @@ class Plan:
         self.replaced[node] = new
 
     def new_source(self) -> str:
-        return self.document.module.visit(_Rewriter(self)).code
+        """The text after the changes; only the top-level statements they touch are redone."""
+        document = self.document
+        module = document.module
+        keys = [*self.before, *self.after, *self.body_top, *self.removed, *self.replaced]
+        touched = {document.top_of[node] for node in keys if node in document.top_of}
+        rewriter = _Rewriter(self)
+        originals = list(module.body)
+        updated = [
+            statement.visit(rewriter) if index in touched else statement
+            for index, statement in enumerate(originals)
+        ]
+        body = rewriter.rebuild(originals, updated)
+        code_of = {id(s): code for s, code in zip(originals, document.top_code)}
+        parts = [document.top_header]
+        for statement in body:
+            known = code_of.get(id(statement))
+            parts.append(known if known is not None else module.code_for_node(statement))
+        parts.append(document.top_footer)
+        text = "".join(parts)
+        return text[: len(text) - document.cut_end] if document.cut_end else text
 
 
 class _Rewriter(cst.CSTTransformer):
@@ -201,11 +254,11 @@ class _Rewriter(cst.CSTTransformer):
             updated = updated.with_changes(
                 body=block.with_changes(body=[*plan.body_top[original], *block.body])
             )
-        if isinstance(original, (cst.Module, cst.IndentedBlock)):
-            updated = updated.with_changes(body=self._rebuild(original.body, updated.body))
+        if isinstance(original, cst.IndentedBlock):
+            updated = updated.with_changes(body=self.rebuild(original.body, updated.body))
         return updated
 
-    def _rebuild(self, originals, updated) -> list:
+    def rebuild(self, originals, updated) -> list:
         plan = self.plan
         out = []
         carried_blank: list[cst.EmptyLine] = []
