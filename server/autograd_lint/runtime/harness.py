@@ -16,6 +16,7 @@ JSON lines, so nothing the script prints can corrupt them. The last line is the 
 from __future__ import annotations
 
 import argparse
+import bisect
 import contextlib
 import importlib.util
 import json
@@ -195,16 +196,21 @@ class Instrumentation:
         graph = self.graph
         frame = sys._getframe(2)
         line, stack = call_site(self.script, self.args.lines, frame)
-        roots, inputs, devices = graph.gradient_roots(self.torch, kind, args, kwargs)
-        nodes = graph.walk(roots, inputs)
         self.calls += 1
-        self.graph_nodes.append(len(nodes))
-        self.note_device(devices)
         iteration, loop = self.iteration_of(line, stack)
+        try:
+            roots, inputs, devices = graph.gradient_roots(self.torch, kind, args, kwargs)
+            nodes = graph.walk(roots, inputs)
+            self.note_device(devices)
+            broken = graph.find_broken_node(nodes)
+        except Exception:
+            # A harness bug must not change what the script does: let the call run as is.
+            self.channel.send("harness-error", line=line, detail=traceback.format_exc())
+            nodes, broken = [], None
+        self.graph_nodes.append(len(nodes))
         self.channel.send(
             "backward", call=self.calls, line=line, iteration=iteration, nodes=len(nodes)
         )
-        broken = graph.find_broken_node(nodes)
         if broken is not None and not self.args.no_intercept:
             node, problem, message = broken
             self.confirm(line, iteration, loop, node, problem, message, intercepted=True)
@@ -250,8 +256,6 @@ class Instrumentation:
     def built_iteration(self, seq, line, loop):
         if loop is not None:
             return self.tracer.iteration_at(loop, seq)
-        import bisect
-
         # Without a loop, the calls from this line mark the iterations: a node built before
         # the first call belongs to iteration 1.
         return bisect.bisect_left(self.site_calls.get(line, []), seq) + 1
