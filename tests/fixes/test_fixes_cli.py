@@ -7,14 +7,17 @@ from pathlib import Path
 
 from autograd_lint.cli import main
 
-SAMPLES = Path(__file__).resolve().parents[2] / "samples"
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLES = ROOT / "samples"
+# A finding for which no rewrite is known: the decoder state is rebound in the loop.
+NO_REWRITE = ROOT / "tests" / "corpus" / "forum_seq2seq_per_step_backward.py"
 
 
 def copy(tmp_path: Path, *names: str) -> list[Path]:
     out = []
     for name in names:
-        target = tmp_path / name
-        shutil.copy(SAMPLES / name, target)
+        target = tmp_path / Path(name).name
+        shutil.copy(SAMPLES / name if "/" not in name else name, target)
         out.append(target)
     return out
 
@@ -27,7 +30,7 @@ def test_fix_rewrites_files_and_reports_what_changed_and_what_remains(
         tmp_path,
         "ag001_rnn_hidden_buggy.py",
         "ag002_gan_fake_buggy.py",
-        "ag001_spiking_membrane_buggy.py",
+        str(NO_REWRITE),
     )
     before = untouched.read_bytes()
     status = main(["check", "--fix", "--no-color", "."])
@@ -41,7 +44,7 @@ def test_fix_rewrites_files_and_reports_what_changed_and_what_remains(
     )
     assert "ag002_gan_fake_buggy.py" in err and "AG002 fixed" in err
     # What remains is reported as usual, and decides the exit status.
-    assert "ag001_spiking_membrane_buggy.py" in out and "rnn_hidden" not in out
+    assert NO_REWRITE.name in out and "rnn_hidden" not in out
     assert status == 1
     assert main(["check", "--fix", "ag001_rnn_hidden_buggy.py"]) == 0
 

@@ -26,9 +26,11 @@ from .infer import LIST, TENSOR, UNKNOWN, _match_attribute, dotted, walk_scope
 def carried_fixes(ctx: Context) -> list[Candidate]:
     loop = ctx.loop()
     steps = ctx.steps(Role.CARRIED)
-    if loop is None or not steps:
+    if loop is None:
         return []
-    carriers = _ordered_carriers(ctx, steps)
+    carriers = _ordered_carriers(ctx, steps) if steps else _carrier_of_built(ctx, loop)
+    if not carriers:
+        return []
     if ctx.finding.kind == "accumulated":
         found = _accumulated_loss(ctx, loop, carriers)
         if found:
@@ -93,6 +95,29 @@ def _initial_value(doc, name, loop) -> str | None:
 
 def is_inside_expr(node, container) -> bool:
     return any(n is node for n in ast.walk(container))
+
+
+def _carrier_of_built(ctx, loop) -> list[tuple[str, ast.stmt]]:
+    """When the evidence names no carrier: the graph is built by `v = v * decay + f(x)`
+    inside the loop, into a name that already had a value before it: that name."""
+    built = ctx.steps(Role.BUILT)
+    statement = ctx.statement_for(built[0].span) if built else None
+    if not (
+        isinstance(statement, (ast.Assign, ast.AugAssign))
+        and is_inside(ctx.doc, statement, loop)
+        and statement is not loop
+    ):
+        return []
+    targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+    if len(targets) != 1 or not isinstance(targets[0], ast.Name):
+        return []
+    name = targets[0].id
+    reads_itself = isinstance(statement, ast.AugAssign) or any(
+        isinstance(n, ast.Name) and n.id == name for n in ast.walk(statement.value)
+    )
+    if not reads_itself or not bound_before(ctx.doc, name, loop):
+        return []
+    return [(name, statement)]
 
 
 def _kinds(ctx: Context, name: str, loop: ast.AST) -> set[str]:

@@ -71,10 +71,10 @@ def unified_diff(result: FileFix) -> str:
     return text
 
 
-def describe_applied(result: FileFix) -> list[str]:
+def describe_applied(result: FileFix, verb: str = "fixed") -> list[str]:
     """`path:LINE: AG001 fixed: <title>` per applied fix (lines as they were then)."""
     return [
-        f"{result.path}:{fix.edits[0].span.start.line}: {fix.code} fixed: {fix.title}"
+        f"{result.path}:{fix.edits[0].span.start.line}: {fix.code} {verb}: {fix.title}"
         for fix in result.applied
     ]
 
@@ -111,7 +111,11 @@ class FixSession:
 
     def summary(self) -> str:
         """What was (or would be) changed, for stderr."""
-        lines = [line for r in self.changed for line in describe_applied(r)]
+        lines = [
+            line
+            for r in self.changed
+            for line in describe_applied(r, "fixed" if self.write else "would be fixed")
+        ]
         applied = sum(len(r.applied) for r in self.changed)
         remaining = sum(len(r.remaining) for r in self.results)
         verb = "applied" if self.write else "would be applied"
