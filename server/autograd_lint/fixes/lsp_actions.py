@@ -162,3 +162,56 @@ def workspace_edit(
             ]
         )
     return types.WorkspaceEdit(changes={state.uri: text_edits})
+
+
+# -- the server's side ----------------------------------------------------------------------
+def register(server) -> None:
+    """Answer textDocument/codeAction and codeAction/resolve on an AutogradLintServer."""
+    server.feature(types.TEXT_DOCUMENT_CODE_ACTION, options())(_code_action)
+    server.feature(types.CODE_ACTION_RESOLVE)(_resolve_action)
+
+
+def _support(ls) -> EditorSupport:
+    return EditorSupport.of(getattr(ls, "client_capabilities", None))
+
+
+async def _analysed_state(ls, uri: str | None) -> DocumentState | None:
+    document = ls.documents.get(uri) if uri else None
+    if document is None or not document.is_python:
+        return None
+    await ls.settings_loaded.wait()
+    ls.analyse(document)
+    from ..checker import check_source
+
+    project = ls.project_of(document) if hasattr(ls, "project_of") else None
+    settings = document.settings or None
+
+    def analyzer(text: str, path: str) -> list[Finding]:
+        resolver = project.resolve if project is not None else None
+        return check_source(text, path, settings, resolver=resolver)
+
+    return DocumentState(
+        uri=document.uri,
+        version=document.version,
+        source=document.source,
+        findings=list(document.findings),
+        lines=document.line_index(ls.encoding),
+        diagnostics=list(document.diagnostics),
+        analyzer=analyzer,
+        path=document.path,
+    )
+
+
+async def _code_action(ls, params: types.CodeActionParams):
+    state = await _analysed_state(ls, params.text_document.uri)
+    if state is None:
+        return None
+    return code_actions(state, params, _support(ls)) or None
+
+
+async def _resolve_action(ls, action: types.CodeAction) -> types.CodeAction:
+    uri = action.data.get("uri") if isinstance(action.data, dict) else None
+    state = await _analysed_state(ls, uri)
+    if state is None:
+        return action
+    return resolve(action, state, _support(ls))
