@@ -24,7 +24,8 @@ CLIENTS = {
     "neovim": "neovim@v0.11.0",
     "emacs": "emacs",
 }
-TIMEOUT = 30.0
+# Generous: the machine is shared, and the 50,000-line file takes seconds to analyse.
+TIMEOUT = 120.0
 
 
 class RecordingClient(LanguageClient):
@@ -185,3 +186,20 @@ def units(text: str, encoding: str) -> int:
     if encoding == "utf-32":
         return len(text)
     return len(text.encode("utf-16-le", "surrogatepass")) // 2
+
+
+async def eventually(client, document: Editor, predicate) -> list[types.Diagnostic]:
+    """Wait until `predicate(diagnostics)` holds for the document's latest diagnostics
+    (the last publish, or a fresh pull): for changes the client did not make itself."""
+
+    async def poll():
+        while True:
+            if uses_pull(client):
+                diagnostics = await document.diagnostics()
+            else:
+                diagnostics = list(client.diagnostics.get(document.uri, []))
+            if predicate(diagnostics):
+                return diagnostics
+            await asyncio.sleep(0.05)
+
+    return await asyncio.wait_for(poll(), TIMEOUT)

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import os
+from collections.abc import Callable, Sequence
 
 from lsprotocol import types
 from pygls.uris import from_fs_path
 
-from ..analysis.model import Finding, Position, Severity, Span
+from ..analysis.model import Finding, Position, Severity, Span, Step
 from ..rules import RULES
 
 SOURCE = "autograd-lint"
@@ -79,7 +80,8 @@ class LineIndex:
 
     def texts(self, finding: Finding) -> tuple[str, ...]:
         """The text of every line a finding's diagnostic points into."""
-        spans = [finding.span, *(step.span for step in finding.evidence)]
+        spans = [finding.span]
+        spans += [step.span for step in finding.evidence if not in_other_file(step, finding)]
         numbers = sorted({n for span in spans for n in (span.start.line, span.end.line)})
         return tuple(self.lines[n - 1] if 0 < n <= len(self.lines) else "" for n in numbers)
 
@@ -99,26 +101,25 @@ def to_diagnostic(
     uri: str,
     *,
     related_information: bool,
+    other_file: Callable[[str], LineIndex | None] = lambda path: None,
 ) -> types.Diagnostic:
     """One diagnostic; the evidence chain becomes relatedInformation, or extra message
-    lines for clients that cannot show related information."""
+    lines for clients that cannot show related information. `other_file(path)` gives the
+    lines of a file other than this one that a step points into (None: unknown)."""
     message = finding.message
     related = None
     if finding.evidence:
         if related_information:
             related = [
                 types.DiagnosticRelatedInformation(
-                    location=types.Location(
-                        uri=_step_uri(step.path, finding.path, uri),
-                        range=lines.range(step.span),
-                    ),
+                    location=_step_location(step, finding, lines, uri, other_file),
                     message=step.message,
                 )
                 for step in finding.evidence
             ]
         else:
             message += "".join(
-                f"\n  line {step.span.start.line}: {step.message}" for step in finding.evidence
+                f"\n  {_step_where(step, finding)}: {step.message}" for step in finding.evidence
             )
     rule = RULES.get(finding.code)
     return types.Diagnostic(
@@ -134,7 +135,25 @@ def to_diagnostic(
     )
 
 
-def _step_uri(step_path: str | None, finding_path: str, document_uri: str) -> str:
-    if not step_path or step_path == finding_path:
-        return document_uri
-    return from_fs_path(step_path) or document_uri
+def in_other_file(step: Step, finding: Finding) -> bool:
+    return bool(step.path) and step.path != finding.path
+
+
+def _step_where(step: Step, finding: Finding) -> str:
+    where = f"line {step.span.start.line}"
+    return f"{where} of {os.path.basename(step.path)}" if in_other_file(step, finding) else where
+
+
+def _step_location(step, finding, lines, uri, other_file) -> types.Location:
+    if not in_other_file(step, finding):
+        return types.Location(uri=uri, range=lines.range(step.span))
+    other = other_file(step.path)
+    if other is None:  # columns as code points: right unless the line has wide characters
+        start, end = step.span.start, step.span.end
+        span_range = types.Range(
+            start=types.Position(line=max(start.line - 1, 0), character=start.column),
+            end=types.Position(line=max(end.line - 1, 0), character=end.column),
+        )
+    else:
+        span_range = other.range(step.span)
+    return types.Location(uri=from_fs_path(step.path) or uri, range=span_range)

@@ -9,8 +9,10 @@ place, so the server keeps its own store.
 from __future__ import annotations
 
 import asyncio
+import functools
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 from lsprotocol import types
@@ -69,6 +71,8 @@ class Document:
     last_change: float = 0.0
     # Effective checker settings, recomputed after a configuration change.
     settings: object = None
+    # The project (autograd_lint.workspace.Workspace) that resolves its imports.
+    project: object = None
     _source: str | None = None
 
     def __post_init__(self):
@@ -80,6 +84,14 @@ class Document:
         if self._source is None:
             self._source = "".join(self.lines)
         return self._source
+
+    @functools.cached_property
+    def resolved_path(self) -> str:
+        """The path as the project's import graph names it."""
+        try:
+            return str(Path(self.path).resolve())
+        except (OSError, ValueError):
+            return self.path
 
     @property
     def is_python(self) -> bool:

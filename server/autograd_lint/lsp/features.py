@@ -6,9 +6,11 @@ import asyncio
 import os
 import sys
 import uuid
+from pathlib import Path
 
 from lsprotocol import types
 
+from .documents import uri_to_path
 from .hover import findings_at, hover_markdown
 from .server import CONFIGURATION_TIMEOUT_SECONDS
 from .settings import SECTION, TRACE_LEVELS, section_of
@@ -67,12 +69,15 @@ async def initialized(ls, params: types.InitializedParams) -> None:
     caps = ls.client_capabilities
     registrations = []
     if _capability(caps, "workspace", "did_change_watched_files", "dynamic_registration"):
-        watcher = types.FileSystemWatcher(glob_pattern=f"**/{PYPROJECT}")
+        watchers = [
+            types.FileSystemWatcher(glob_pattern=f"**/{PYPROJECT}"),
+            types.FileSystemWatcher(glob_pattern="**/*.py"),  # modules other files import
+        ]
         registrations.append(
             types.Registration(
                 id=str(uuid.uuid4()),
                 method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
-                register_options=types.DidChangeWatchedFilesRegistrationOptions(watchers=[watcher]),
+                register_options=types.DidChangeWatchedFilesRegistrationOptions(watchers=watchers),
             )
         )
     if ls.configuration_pull and _capability(
@@ -108,6 +113,8 @@ async def initialized(ls, params: types.InitializedParams) -> None:
 
 def did_open(ls, params: types.DidOpenTextDocumentParams) -> None:
     document = ls.documents.open(params.text_document)
+    if document.is_python:
+        ls.text_changed(document, document.source)  # the buffer may differ from the disk
     ls.schedule(document, immediate=True)
 
 
@@ -120,6 +127,8 @@ def did_change(ls, params: types.DidChangeTextDocumentParams) -> None:
         document.apply_change(change, ls.encoding)
     document.version = params.text_document.version
     ls.schedule(document)
+    if document.is_python:
+        ls.text_changed(document, document.source)
 
 
 def did_close(ls, params: types.DidCloseTextDocumentParams) -> None:
@@ -127,6 +136,8 @@ def did_close(ls, params: types.DidCloseTextDocumentParams) -> None:
     if document is None:
         return
     ls.forget(document)
+    if document.is_python:
+        ls.text_changed(document, None)
     if not ls.pull_diagnostics and document.is_python:
         ls.text_document_publish_diagnostics(
             types.PublishDiagnosticsParams(uri=document.uri, diagnostics=[])
@@ -177,10 +188,17 @@ async def did_change_workspace_folders(ls, params) -> None:
 
 
 def did_change_watched_files(ls, params: types.DidChangeWatchedFilesParams) -> None:
-    if not any(change.uri.endswith("/" + PYPROJECT) for change in params.changes):
-        return
-    ls.log("pyproject.toml changed: reloading project settings")
-    ls.invalidate_settings()
+    open_paths = {d.path for d in ls.documents}
+    for change in params.changes:
+        path = uri_to_path(change.uri)
+        if path.endswith(".py") and path not in open_paths:
+            # Saved or changed outside the editor: whoever imports it may change.
+            for project in ls.projects.values():
+                if project.contains(Path(path)):
+                    ls.recheck(project.changed(path))
+    if any(change.uri.endswith("/" + PYPROJECT) for change in params.changes):
+        ls.log("pyproject.toml changed: reloading project settings")
+        ls.invalidate_settings()
 
 
 def exit_now(ls, params) -> None:

@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import itertools
 import logging
 import sys
 import threading
 import time
 from collections import OrderedDict
+from pathlib import Path
 
 import attrs
 from lsprotocol import types
@@ -26,8 +28,9 @@ from pygls.protocol.language_server import lsp_method
 
 from .. import __version__
 from ..checker import check_source
-from .convert import choose_position_encoding, to_diagnostic
-from .documents import Document, DocumentStore
+from ..workspace import Workspace, find_root
+from .convert import LineIndex, choose_position_encoding, to_diagnostic
+from .documents import Document, DocumentStore, split_lines
 from .settings import (
     SECTION,
     TRACE_LEVELS,
@@ -103,6 +106,8 @@ class AutogradLintServer(LanguageServer):
         self.debounce = DEBOUNCE_SECONDS
         self._result_ids = itertools.count(1)
         self._cached: OrderedDict[str, Document] = OrderedDict()
+        # One index of importable modules per project root, shared by its open documents.
+        self.projects: dict[Path, Workspace] = {}
         # Set once the editor's settings are in (after `initialized`): analysing before
         # would flash diagnostics the settings hide.
         self.settings_loaded = asyncio.Event()
@@ -217,8 +222,13 @@ class AutogradLintServer(LanguageServer):
         findings = []
         if document.settings is not False:
             self._analysis_errors.clear()
+            project = self.project_of(document)
             findings = check_source(
-                document.source, document.path, document.settings, cache=self._cache(document)
+                document.source,
+                document.path,
+                document.settings,
+                cache=self._cache(document),
+                resolver=project.resolve if project else None,
             )
             document.release_source()
             if self._analysis_errors:
@@ -229,10 +239,16 @@ class AutogradLintServer(LanguageServer):
         # An edit inside one function leaves the other findings as they were: reuse their
         # diagnostics (their lines' text is in the key, as it decides the columns).
         converted = {}
+        other_file = self._other_file_lines(document)
         for index, finding in enumerate(findings):
             key = (index, finding, lines.texts(finding))
             converted[key] = document.converted.get(key) or to_diagnostic(
-                finding, index, lines, document.uri, related_information=self.related_information
+                finding,
+                index,
+                lines,
+                document.uri,
+                related_information=self.related_information,
+                other_file=other_file,
             )
         diagnostics = list(converted.values())
         document.converted = converted
@@ -245,6 +261,50 @@ class AutogradLintServer(LanguageServer):
             f"{(time.perf_counter() - started) * 1000:.1f} ms",
             "verbose",
         )
+
+    # -- across files -------------------------------------------------------------------
+
+    def project_of(self, document: Document) -> Workspace | None:
+        """The project a file on disk belongs to (untitled buffers have none)."""
+        if document.project is None and Path(document.path).is_absolute():
+            try:
+                root = find_root(Path(document.path))
+            except OSError:
+                return None
+            document.project = self.projects.setdefault(root, Workspace(root))
+        return document.project
+
+    def text_changed(self, document: Document, text: str | None) -> None:
+        """Tell the project a module's text changed (None: back to the file on disk) and
+        re-check the open documents that import it."""
+        project = self.project_of(document)
+        if project is not None:
+            self.recheck(project.changed(document.path, text))
+
+    def _other_file_lines(self, document: Document):
+        """Lines of the files a finding's evidence points into: the editor's buffer when
+        the file is open, else what the project reads (the file on disk)."""
+
+        @functools.lru_cache(maxsize=8)
+        def lines_of(path: str) -> LineIndex | None:
+            for other in self.documents:
+                if other.path == path:
+                    return other.line_index(self.encoding)
+            project = self.project_of(document)
+            text = project.read(Path(path)) if project else None
+            return LineIndex(split_lines(text), self.encoding) if text is not None else None
+
+        return lines_of
+
+    def recheck(self, paths: set[str]) -> None:
+        stale = [d for d in self.documents if d.is_python and d.resolved_path in paths]
+        for document in stale:
+            document.analysed = False
+        if not self.pull_diagnostics:
+            for document in stale:
+                self.schedule(document)
+        elif stale and self.diagnostic_refresh:
+            self.workspace_diagnostic_refresh(None)
 
     def _cache(self, document: Document):
         if document.cache is None:
