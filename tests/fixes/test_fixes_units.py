@@ -317,3 +317,9 @@ def test_header_comments_and_a_missing_final_newline_survive():
     fixed = apply_fixes(source, [preferred(source, only_finding(source))])
     assert fixed.replace("    h = h.detach()\n", "", 1) == source
     assert not fixed.endswith("\n")
+
+
+def test_a_syntax_error_gets_no_fix():
+    source = RNN + "def broken(:\n"
+    (syntax,) = [f for f in analyze(source) if f.code == "AG000"]
+    assert fixes_for(source, syntax) == []

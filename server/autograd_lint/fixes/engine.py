@@ -49,6 +49,8 @@ def _document(source: str) -> Document | None:
 def fixes_for(source: str, finding: Finding) -> list[Fix]:
     """The fixes for one finding, best first; exactly one is preferred when any rewrite exists."""
     out: list[Fix] = []
+    if finding.code == "AG000":
+        return out  # a syntax error is fixed by finishing the code, not by hiding it
     strategy = _STRATEGIES.get((finding.code, finding.kind))
     document = _document(source) if strategy else None
     if strategy and document is not None:
