@@ -58,15 +58,15 @@ class Document:
     path: str = ""
     # The engine's per-document cache (see autograd_lint.analysis.AnalysisCache).
     cache: object = None
-    # Analysis state: which version the findings belong to; None until analysed.
+    # The version the findings belong to; None until analysed, or when settings or an
+    # imported module changed (editors always send a version).
     analysed_version: int | None = None
-    analysed: bool = False
     findings: list[Finding] = field(default_factory=list)
     diagnostics: list[types.Diagnostic] = field(default_factory=list)
     # (index, finding, its lines' text) -> diagnostic, from the last analysis.
     converted: dict = field(default_factory=dict)
     # Changes only when the diagnostics do, so pull clients get "unchanged" reports.
-    result_id: int = 0
+    result_id: str = ""
     pending: asyncio.Task | None = None
     last_change: float = 0.0
     # Effective checker settings, recomputed after a configuration change.
@@ -94,6 +94,10 @@ class Document:
             return self.path
 
     @property
+    def is_stale(self) -> bool:
+        return self.analysed_version is None or self.analysed_version != self.version
+
+    @property
     def is_python(self) -> bool:
         return self.language_id == "python"
 
@@ -106,9 +110,7 @@ class Document:
 
     def apply_change(self, change, encoding: str) -> None:
         self._source = None
-        if isinstance(change, types.TextDocumentContentChangeWholeDocument) or not hasattr(
-            change, "range"
-        ):
+        if not isinstance(change, types.TextDocumentContentChangePartial):
             self.lines = split_lines(change.text)
             return
         start, end = change.range.start, change.range.end

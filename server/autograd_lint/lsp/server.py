@@ -150,7 +150,7 @@ class AutogradLintServer(LanguageServer):
         """Recompute every document's settings (and so its diagnostics)."""
         for document in self.documents:
             document.settings = None
-            document.analysed = False
+            document.analysed_version = None
         if not self.pull_diagnostics:
             for document in self.documents:
                 self.schedule(document, immediate=True)
@@ -207,7 +207,7 @@ class AutogradLintServer(LanguageServer):
 
     def analyse(self, document: Document) -> None:
         """Bring the document's findings and diagnostics up to its current version."""
-        if document.analysed and document.analysed_version == document.version:
+        if not document.is_stale:
             return
         if document.pending is not None:
             document.pending.cancel()
@@ -233,7 +233,7 @@ class AutogradLintServer(LanguageServer):
             document.release_source()
             if self._analysis_errors:
                 # Keep what the last good analysis showed rather than clearing it.
-                document.analysed, document.analysed_version = True, document.version
+                document.analysed_version = document.version
                 return
         lines = document.line_index(self.encoding)
         # An edit inside one function leaves the other findings as they were: reuse their
@@ -252,10 +252,10 @@ class AutogradLintServer(LanguageServer):
             )
         diagnostics = list(converted.values())
         document.converted = converted
-        if diagnostics != document.diagnostics or not document.analysed:
+        if diagnostics != document.diagnostics or not document.result_id:
             document.result_id = str(next(self._result_ids))
         document.findings, document.diagnostics = findings, diagnostics
-        document.analysed, document.analysed_version = True, document.version
+        document.analysed_version = document.version
         self.log(
             f"analysed {document.path} v{document.version}: {len(findings)} finding(s) in "
             f"{(time.perf_counter() - started) * 1000:.1f} ms",
@@ -299,7 +299,7 @@ class AutogradLintServer(LanguageServer):
     def recheck(self, paths: set[str]) -> None:
         stale = [d for d in self.documents if d.is_python and d.resolved_path in paths]
         for document in stale:
-            document.analysed = False
+            document.analysed_version = None
         if not self.pull_diagnostics:
             for document in stale:
                 self.schedule(document)
