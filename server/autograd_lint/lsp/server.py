@@ -352,10 +352,12 @@ class _ForwardErrors(logging.Handler):
 
 
 def create_server() -> AutogradLintServer:
+    from ..fixes import lsp_actions
     from . import features
 
     server = AutogradLintServer()
     features.register(server)
+    lsp_actions.register(server)  # quick fixes and fix-all (textDocument/codeAction)
     return server
 
 
