@@ -99,3 +99,32 @@ def test_sample_findings_survive_a_round_trip_through_the_cache():
     first = analyze(BUGGY, "s.py", cache=cache)
     assert as_tuples(analyze(BUGGY, "s.py", cache=cache)) == as_tuples(first)
     assert [f.code for f in first] == ["AG001"]
+
+
+def test_pattern_checks_are_cached_per_scope_and_stay_exact():
+    scripts = [
+        (SAMPLES / name).read_text()
+        for name in (
+            "ag007_clamp_probs_buggy.py",
+            "ag006_manual_sgd_buggy.py",
+            "ag005_never_cleared_buggy.py",
+        )
+    ]
+    parts = []
+    for index in range(4):
+        for script in scripts:
+            body = "\n".join("    " + line if line.strip() else line for line in script.split("\n"))
+            parts.append(f"def script_{index}_{len(parts)}():\n{body}\n")
+    lines = "\n".join(parts).split("\n")
+    cache = AnalysisCache()
+    first = analyze("\n".join(lines), "f.py", cache=cache)
+    assert {"AG005", "AG006", "AG007"} <= {f.code for f in first}
+    rng = random.Random(11)
+    for step in range(25):
+        index = rng.randrange(1, len(lines))
+        if step % 5 == 0:
+            lines.insert(index, "# a new line moves every scope below it")
+        else:
+            lines[index] += rng.choice([" ", "  # c", "(", ""])
+        text = "\n".join(lines)
+        assert as_tuples(analyze(text, "f.py", cache=cache)) == as_tuples(analyze(text, "f.py"))

@@ -30,6 +30,7 @@ class AnalysisCache:
         self.lines: list[str] | None = None
         self.blocks: list[Block] = []
         self.results: dict[tuple, object] = {}
+        self.checks: dict = {}  # run_checks' per-scope results
         self.stats = {"blocks_parsed": 0, "roots_run": 0, "roots_reused": 0}
 
     def update_blocks(self, source: str, lines: list[str], path: str) -> list[Block]:
@@ -106,7 +107,7 @@ def analyze(
             if raw.site.block.path is None:  # a backward in another file is that file's
                 findings.append(render(raw, path))
     try:
-        findings.extend(run_checks(blocks, path))
+        findings.extend(run_checks(blocks, path, cache.checks if cache is not None else None))
     except Exception:  # noqa: BLE001 - a checker's bug costs its findings, nothing more
         log.exception("autograd-lint: internal error in AG005-AG007 checks")
     findings.sort(key=Finding.sort_key)
@@ -133,7 +134,7 @@ def analyze_blocks(blocks: list[Block], cache: AnalysisCache | None, program: Pr
 
     module_key = None
     if cache is not None:
-        module_deps = frozenset().union(*(program.dependencies(b) for b, _ in program.module_code))
+        module_deps = program.dependencies(*(b for b, _ in program.module_code))
         module_key = (
             "module",
             tuple(b.key for b, _ in program.module_code),

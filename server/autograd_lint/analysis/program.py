@@ -14,6 +14,7 @@ from .definitions import FunctionRef, make_class_info
 from .values import CLASS, FUNC, NAMESPACE, Binding, Site, Val
 
 BACKWARD_MARKERS = ("backward", "autograd")
+DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
 def is_relevant(text: str) -> bool:
@@ -34,8 +35,10 @@ class Program:
         self.module_code: list[tuple[Block, list]] = []
         self.functions: list[FunctionRef] = []
         for block in self.blocks:
-            for name in block.defines():
-                self.definers.setdefault(name, []).append(block)
+            if any(isinstance(st, DEFINITIONS) for st in block.statements):
+                # Only definitions: module statements are all in every root's key already.
+                for name in block.defines():
+                    self.definers.setdefault(name, []).append(block)
             code = []
             for statement in block.statements:
                 site = Site(block, statement)
@@ -54,7 +57,7 @@ class Program:
                     code.append(statement)
             if code:
                 self.module_code.append((block, code))
-        self._closures: dict[int, frozenset] = {}
+        self._closures: dict[tuple, frozenset] = {}
 
     def bind_import(self, statement, site: Site) -> None:
         """`from .models import Net` / `import models`: definitions of the project's files."""
@@ -88,13 +91,14 @@ class Program:
     def imports_key(self) -> tuple:
         return tuple(summary.key for summary in self.imported)
 
-    def dependencies(self, block: Block) -> frozenset[int]:
-        """Keys of every block reachable by name from `block` (itself included)."""
-        found = self._closures.get(id(block))
+    def dependencies(self, *blocks: Block) -> frozenset[int]:
+        """Keys of every definition block reachable by name from `blocks` (and theirs)."""
+        memo = tuple(id(b) for b in blocks)
+        found = self._closures.get(memo)
         if found is not None:
             return found
-        seen = {id(block): block}
-        todo = [block]
+        seen = {id(b): b for b in blocks}
+        todo = list(blocks)
         while todo:
             current = todo.pop()
             for name in current.names:
@@ -103,7 +107,7 @@ class Program:
                         seen[id(definer)] = definer
                         todo.append(definer)
         found = frozenset(b.key for b in seen.values())
-        self._closures[id(block)] = found
+        self._closures[memo] = found
         return found
 
     def relevant_functions(self) -> list[FunctionRef]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from ..blocks import Block
 from ..model import Finding
 from . import data_attr, inplace, zero_grad
-from .scopes import iter_scopes
+from .scopes import Scope, iter_scopes
 
 CHECKERS = (zero_grad, data_attr, inplace)
 
@@ -19,31 +19,113 @@ def _wanted(text: str) -> bool:
     return any(checker.wanted(text) for checker in CHECKERS)
 
 
-def run_checks(blocks: list[Block], path: str = "") -> list[Finding]:
-    """AG005/AG006/AG007 findings for the blocks of one file (broken blocks are skipped)."""
-    scopes = iter_scopes(blocks, _wanted)
+def run_checks(blocks: list[Block], path: str = "", cache: dict | None = None) -> list[Finding]:
+    """AG005/AG006/AG007 findings for the blocks of one file (broken blocks are skipped).
+
+    With `cache` (a dict the caller keeps between runs, see `AnalysisCache`), a scope whose
+    text, place and file facts are unchanged reuses its findings.
+    """
+    per_block = _PerBlock(cache)
+    scopes = per_block.scopes(blocks)
+    previous = cache.pop("scopes", {}) if cache is not None else {}
+    current: dict = {}
+    if cache is not None:
+        cache["scopes"] = current
     if not scopes:
         return []
     findings: list[Finding] = []
     facts = optimizers = None
     for scope in scopes:
         text = scope.text
-        try:
-            if zero_grad.wanted(text):
-                if facts is None:
-                    facts = zero_grad.file_facts(blocks)
-                findings.extend(zero_grad.check(scope, facts, path))
-            if data_attr.wanted(text):
-                findings.extend(data_attr.check(scope, path))
-            if inplace.wanted(text):
-                if optimizers is None:
-                    optimizers = inplace.optimized_models(blocks)
-                findings.extend(inplace.check(scope, path, optimizers))
-        except RecursionError:
-            # An expression nested thousands deep: give up on this scope, not the file.
-            continue
+        if facts is None and zero_grad.wanted(text):
+            facts = per_block.facts(blocks)
+        if optimizers is None and inplace.wanted(text):
+            optimizers = per_block.optimizers(blocks)
+        first = scope.items[0][0] if scope.items else None
+        key = (
+            scope.kind,
+            text,
+            first.key if first is not None else None,
+            # Messages name lines ("saved at line 12"): a moved scope is checked again.
+            tuple(b.start for b, _ in scope.items),
+            facts,
+            tuple(sorted(optimizers.items())) if optimizers else None,
+        )
+        found = previous.get(key)
+        if found is None:
+            found = _check_scope(scope, path, facts, optimizers)
+        current[key] = found
+        findings.extend(found)
     findings.sort(key=Finding.sort_key)
     return findings
+
+
+class _PerBlock:
+    """File-wide inputs of the checkers, assembled from per-block parts kept by block key."""
+
+    def __init__(self, cache: dict | None):
+        self.memo = cache.setdefault("blocks", {}) if cache is not None else {}
+        self.used: dict = {}
+        if cache is not None:
+            cache["blocks"] = self.used  # keep only what this run used
+
+    def part(self, kind: str, block: Block, compute):
+        key = (kind, block.key, block.start if kind == "scopes" else None)
+        found = self.memo.get(key)
+        if found is None:
+            found = compute()
+        self.used[key] = found
+        return found
+
+    def scopes(self, blocks: list[Block]) -> list[Scope]:
+        module_items, module_texts, functions = [], [], []
+        for block in blocks:
+            if block.error is not None or not block.statements:
+                continue
+            for scope in self.part(
+                "scopes", block, lambda b=block: iter_scopes([b], lambda _t: True)
+            ):
+                if scope.kind == "module":
+                    module_items.extend(scope.items)
+                    module_texts.append(scope.text)
+                elif _wanted(scope.text):
+                    functions.append(scope)
+        text = "\n".join(module_texts)
+        if module_items and _wanted(text):
+            functions.insert(0, Scope("module", module_items, text))
+        return functions
+
+    def facts(self, blocks: list[Block]) -> zero_grad.FileFacts:
+        parts = [self.part("facts", b, lambda b=b: zero_grad.file_facts([b])) for b in blocks]
+        return zero_grad.FileFacts(
+            frozenset().union(*(p.optimizers for p in parts)),
+            frozenset().union(*(p.clearing_functions for p in parts)),
+        )
+
+    def optimizers(self, blocks: list[Block]) -> dict:
+        merged: dict[str, frozenset] = {}
+        for block in blocks:
+            for name, models in self.part(
+                "optimizers", block, lambda b=block: inplace.optimized_models([b])
+            ).items():
+                merged[name] = merged.get(name, frozenset()) | models
+        return merged
+
+
+def _check_scope(scope, path: str, facts, optimizers) -> list[Finding]:
+    text = scope.text
+    found: list[Finding] = []
+    try:
+        if zero_grad.wanted(text):
+            found.extend(zero_grad.check(scope, facts, path))
+        if data_attr.wanted(text):
+            found.extend(data_attr.check(scope, path))
+        if inplace.wanted(text):
+            found.extend(inplace.check(scope, path, optimizers))
+    except RecursionError:
+        # An expression nested thousands deep: give up on this scope, not the file.
+        return []
+    return found
 
 
 __all__ = ["run_checks"]
