@@ -126,6 +126,14 @@ class CallMixin:
         ):
             # `self.net(x)` where `self.net` was set somewhere we did not see.
             return self.call_module(node, Val(EMPTY, MODULE, None), args)
+        if method in api.CUT_METHODS:
+            return NOTHING
+        if method in ("register_buffer", "register_parameter") and key is not None and node.args:
+            name = node.args[0]
+            if isinstance(name, ast.Constant) and isinstance(name.value, str) and len(args) > 1:
+                # `self.register_buffer("running_mean", torch.zeros(d))`: plain data.
+                self.state.heap[(key, name.value)] = Binding(args[1], self.site(node))
+            return NOTHING
         if receiver.kind == MODULE:
             if method in api.PARAMETER_METHODS:
                 return Val(frozenset({self.new_origin(node, leaf=True)}), CONTAINER)
@@ -140,13 +148,22 @@ class CallMixin:
             # Any other method of a model (`model.encode(x)`, `model.decode(z)`).
             return self.call_opaque(node, Val(EMPTY, MODULE, None), args)
         if receiver.kind == OPTIMIZER:
+            closure = next(
+                (
+                    a
+                    for a, n in zip(args, [*node.args, *(k.value for k in node.keywords)])
+                    if a.kind == FUNC
+                ),
+                None,
+            )
+            if method == "step" and closure is not None:
+                # `optimizer.step(closure)` calls the closure: its backward runs here.
+                self.call_function(node, closure.ref, [], None)
             return NOTHING
         if receiver.kind == DIST:
             if method in ("sample", "sample_n", "enumerate_support"):
                 return NOTHING
             return self.union([receiver, *args], node)
-        if method in api.CUT_METHODS:
-            return NOTHING
         if method == "detach_":
             self.assign_to(func.value, NOTHING, node)
             return NOTHING
@@ -206,8 +223,9 @@ class CallMixin:
         if last == "Parameter":
             return Val(frozenset({self.new_origin(node, leaf=True)}))
         if dotted.startswith(api.NN_NAMESPACES) and last[:1].isupper():
-            if last in ("ModuleList", "Sequential", "ModuleDict", "ParameterList"):
-                return Val(EMPTY, MODULE, None)
+            if last == "Sequential" and args and all(a.kind == MODULE for a in args):
+                # Calling it runs its parts in order: local modules inside keep their state.
+                return Val(EMPTY, MODULE, None, tuple(args))
             return Val(EMPTY, MODULE, None)
         if last in api.FACTORIES:
             if literal_keyword(node, "requires_grad") is True:
@@ -272,6 +290,11 @@ class CallMixin:
             if forward is not None:
                 result = self.call_function(node, forward, args, module)
                 return result
+        elif module.parts is not None:  # nn.Sequential(...)
+            value = args[0] if args else NOTHING
+            for part in module.parts:
+                value = self.call_module(node, part, [value])
+            return value
         origins = EMPTY.union(*(a.origins for a in args), module.origins)
         origins = origins | {
             self.new_origin(node, leaf=False),

@@ -284,15 +284,21 @@ class ExpressionMixin:
                 new = Val(new.origins, current.kind, current.ref)
         self.assign_to(root, new, node)
 
+    def set_name(self, name: str, binding: Binding) -> None:
+        if name in self.frame.global_names and self.frame.globals_env is not None:
+            self.frame.globals_env[name] = binding  # `global hidden` in a function
+        else:
+            self.state.env[name] = binding
+
     def assign_to(self, target: ast.AST, val: Val, site_node: ast.AST) -> None:
         if isinstance(target, ast.Name):
-            self.state.env[target.id] = Binding(val, self.site(site_node))
+            self.set_name(target.id, Binding(val, self.site(site_node)))
         elif isinstance(target, ast.Attribute):
             self.store_attribute(target, val, site_node)
 
     def bind(self, target: ast.AST, val: Val, site_node: ast.AST) -> None:
         if isinstance(target, ast.Name):
-            self.state.env[target.id] = Binding(val, self.site(site_node))
+            self.set_name(target.id, Binding(val, self.site(site_node)))
         elif isinstance(target, (ast.Tuple, ast.List)):
             if val.parts is not None and len(val.parts) == len(target.elts):
                 for elt, part in zip(target.elts, val.parts):

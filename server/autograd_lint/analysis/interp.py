@@ -59,6 +59,7 @@ class Frame:
     returns: list = field(default_factory=list)
     return_states: list = field(default_factory=list)
     loops: list = field(default_factory=list)
+    global_names: set = field(default_factory=set)
 
 
 class Interpreter(ExpressionMixin, CallMixin):
@@ -127,7 +128,8 @@ class Interpreter(ExpressionMixin, CallMixin):
                 env[param.arg] = Binding(Val(frozenset(), kind, ref), site)
             else:
                 env[param.arg] = Binding(self.parameter_default(param.arg), site)
-        self.frame = Frame(fn.block, fn, not fn.no_grad, globals_env)
+        # A copy: `global x = ...` in one root must not leak into the next root.
+        self.frame = Frame(fn.block, fn, not fn.no_grad, dict(globals_env))
         self.state = State(env, {}, {})
         self.active = [fn]
         self.exec_block(fn.node.body)
@@ -211,6 +213,9 @@ class Interpreter(ExpressionMixin, CallMixin):
 
     def do_Assert(self, node: ast.Assert) -> None:
         self.ev(node.test)
+
+    def do_Global(self, node: ast.Global) -> None:
+        self.frame.global_names.update(node.names)
 
     def do_Delete(self, node: ast.Delete) -> None:
         for target in node.targets:
