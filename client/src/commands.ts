@@ -102,12 +102,12 @@ export function registerCommands(
   const register = (id: string, handler: (...args: never[]) => unknown) =>
     context.subscriptions.push(vscode.commands.registerCommand(id, handler));
 
-  register("autograd-lint.restart", async () => {
+  register("autograd-lint.restart", async (): Promise<CommandResult> => {
     await manager.restart();
-    return { ok: manager.languageClient !== undefined } satisfies Partial<CommandResult>;
+    return manager.languageClient ? { ok: true } : { ok: false, reason: "the server did not start" };
   });
   register("autograd-lint.showLogs", () => log.show());
-  register("autograd-lint.installServer", async () => {
+  register("autograd-lint.installServer", async (): Promise<CommandResult> => {
     const installed = await manager.installInto(await findInterpreter(manager.scope));
     if (installed) {
       await manager.restart();
