@@ -10,14 +10,26 @@ from .exprs import dotted_name
 
 
 def has_backward(statements) -> bool:
-    for statement in statements:
-        for node in ast.walk(statement):
-            if (
-                isinstance(node, ast.Call)
-                and isinstance(node.func, ast.Attribute)
-                and node.func.attr in ("backward", "manual_backward", "grad")
-            ):
-                return True
+    return any(_statement_has_backward(statement) for statement in statements)
+
+
+def _statement_has_backward(statement) -> bool:
+    # Loops run each `if` several times: remember the answer on the node.
+    found = getattr(statement, "_autograd_lint_backward", None)
+    if found is None:
+        found = _walk_for_backward(statement)
+        statement._autograd_lint_backward = found
+    return found
+
+
+def _walk_for_backward(statement) -> bool:
+    for node in ast.walk(statement):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in ("backward", "manual_backward", "grad")
+        ):
+            return True
     return False
 
 

@@ -7,12 +7,15 @@ whose text cannot hold a checker's pattern is never walked by it.
 
 from __future__ import annotations
 
+import ast
+
 from ..blocks import Block
 from ..model import Finding
 from . import data_attr, inplace, zero_grad
 from .scopes import Scope, iter_scopes
 
 CHECKERS = (zero_grad, data_attr, inplace)
+DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
 def _wanted(text: str) -> bool:
@@ -82,14 +85,12 @@ class _PerBlock:
         for block in blocks:
             if block.error is not None or not block.statements:
                 continue
-            for scope in self.part(
-                "scopes", block, lambda b=block: iter_scopes([b], lambda _t: True)
-            ):
-                if scope.kind == "module":
-                    module_items.extend(scope.items)
-                    module_texts.append(scope.text)
-                elif _wanted(scope.text):
-                    functions.append(scope)
+            found = self.part("scopes", block, lambda b=block: iter_scopes([b], _wanted))
+            functions.extend(scope for scope in found if scope.kind != "module")
+            code = [st for st in block.statements if not isinstance(st, DEFINITIONS)]
+            if code:
+                module_items.extend((block, statement) for statement in code)
+                module_texts.append(block.text)
         text = "\n".join(module_texts)
         if module_items and _wanted(text):
             functions.insert(0, Scope("module", module_items, text))

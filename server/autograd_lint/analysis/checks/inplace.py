@@ -57,6 +57,25 @@ def optimized_models(blocks) -> dict[str, frozenset[str]]:
     return {name: frozenset(models) for name, models in found.items()}
 
 
+def submodule_assignments(owner: ast.ClassDef) -> list:
+    """`self.x = nn.Y(...)` assignments in the class's methods, found once per class."""
+    found = getattr(owner, "_autograd_lint_submodules", None)
+    if found is None:
+        found = []
+        for method in owner.body:
+            if not isinstance(method, FUNCTIONS):
+                continue
+            for node in ast.walk(method):
+                if not (isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)):
+                    continue
+                target = dotted_name(node.targets[0]) or ""
+                constructor = dotted_name(node.value.func) or ""
+                if target.startswith("self.") and constructor.startswith(("nn.", "torch.nn.")):
+                    found.append((target, node.value))
+        owner._autograd_lint_submodules = found  # the tree is ours: a memo on the node
+    return found
+
+
 def wanted(text: str) -> bool:
     return ("backward" in text or "autograd" in text) and (
         "_(" in text or "=" in text or "inplace" in text
@@ -89,16 +108,8 @@ class InplaceChecker(ExpressionMixin):
 
     def seed_submodules(self, owner: ast.ClassDef) -> None:
         """`self.act = nn.ReLU(inplace=True)` in any method makes `self.act(x)` in-place."""
-        for method in owner.body:
-            if not isinstance(method, FUNCTIONS):
-                continue
-            for node in ast.walk(method):
-                if not (isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)):
-                    continue
-                target = dotted_name(node.targets[0]) or ""
-                constructor = dotted_name(node.value.func) or ""
-                if target.startswith("self.") and constructor.startswith(("nn.", "torch.nn.")):
-                    self.state.env[target] = self.ev(node.value)
+        for target, value in submodule_assignments(owner):
+            self.state.env[target] = self.ev(value)
 
     # -- statements --------------------------------------------------------------------
     def stmt(self, node: ast.stmt) -> None:

@@ -34,6 +34,10 @@ CONSTRUCTED_OPTIMIZER = re.compile(
 )
 
 
+# A cheap first look: the full pattern above backtracks on long lines.
+OPTIMIZER_CALL = re.compile(rf"\b(?:{_OPTIMIZER_CLASSES})\(")
+
+
 def wanted(text: str) -> bool:
     return "backward" in text and "step" in text
 
@@ -52,7 +56,7 @@ def file_facts(blocks) -> FileFacts:
         if block.error is not None:
             continue
         text = block.text
-        if "(" in text:
+        if "(" in text and OPTIMIZER_CALL.search(text):
             optimizers.update(last_part(m.group(1)) for m in CONSTRUCTED_OPTIMIZER.finditer(text))
         if CLEARS_TEXT.search(text):
             for statement in block.statements:
