@@ -97,7 +97,8 @@ class InplaceChecker(ExpressionMixin):
         self.no_grad = 1 if scope.no_grad else 0
         self.findings = []
         self.reported: set[int] = set()
-        if scope.owner is not None:
+        # Only `nn.X(inplace=True)` submodules matter, and their text says so.
+        if scope.owner is not None and scope.items and "inplace" in scope.items[0][0].text:
             self.seed_submodules(scope.owner)
 
     def run(self) -> list:

@@ -59,11 +59,19 @@ def file_facts(blocks) -> FileFacts:
         if "(" in text and OPTIMIZER_CALL.search(text):
             optimizers.update(last_part(m.group(1)) for m in CONSTRUCTED_OPTIMIZER.finditer(text))
         if CLEARS_TEXT.search(text):
-            for statement in block.statements:
-                for node in ast.walk(statement):
-                    if isinstance(node, FUNCTIONS) and _clears(node):
-                        clearing.add(node.name)
+            clearing.update(f.name for f in _definitions(block.statements) if _clears(f))
     return FileFacts(frozenset(optimizers), frozenset(clearing))
+
+
+def _definitions(statements):
+    """Functions defined in these statements, at any depth of statement nesting."""
+    todo = list(statements)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, FUNCTIONS):
+            yield node
+        for field in ("body", "orelse", "finalbody", "handlers"):
+            todo.extend(getattr(node, field, ()) or ())
 
 
 def _clears(function: ast.AST) -> bool:
