@@ -106,6 +106,7 @@ def test_inline_edits_as_changes_for_a_client_without_resolve():
     state = state_of(SOURCE)
     actions = code_actions(state, params(9), EditorSupport())
     assert all(a.edit is not None and a.edit.changes for a in actions)
+    assert [a.kind for a in actions] == ["quickfix", "quickfix"]  # fix-all only on request
     ignored = apply_workspace_edit(SOURCE, actions[1].edit)
     assert "    out.sum().backward()  # autograd-lint: ignore[AG001]\n" in ignored
 

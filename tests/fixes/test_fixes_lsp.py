@@ -84,7 +84,9 @@ async def test_quick_fix_for_the_diagnostic_under_the_cursor(client):
     assert quick[0].title == "Detach `hidden` at the start of each iteration"
     assert quick[0].is_preferred
     assert quick[-1].title == "Ignore AG001 on this line"
-    assert [a.kind for a in actions if a.kind != types.CodeActionKind.QuickFix] == [FIX_ALL_KIND]
+    others = [a.kind for a in actions if a.kind != types.CodeActionKind.QuickFix]
+    # Fix-all is listed where it costs nothing until chosen (clients that resolve).
+    assert others == ([FIX_ALL_KIND] if quick[0].edit is None else [])
 
     fixed = apply(text, await edit_of(client, quick[0]), doc.uri, client.position_encoding)
     assert "    hidden = hidden.detach()\n    inputs = corpus" in fixed

@@ -25,9 +25,10 @@ _STRATEGIES = {
     ("AG001", "hoisted-forward"): hoisted_fixes,
     ("AG002", "shared-graph"): shared_fixes,
     ("AG002", "same-tensor"): shared_fixes,
+    ("AG002", "gan"): shared_fixes,
 }
 _DOCUMENTS: OrderedDict[str, Document | None] = OrderedDict()
-_KEEP_DOCUMENTS = 4
+_KEEP_DOCUMENTS = 3
 MAX_FIX_ALL_ROUNDS = 20
 
 

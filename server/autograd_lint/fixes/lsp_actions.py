@@ -101,7 +101,10 @@ def code_actions(
                 if not support.resolve_edits:
                     action.edit = workspace_edit(state, fix.edits, support)
                 actions.append(action)
-    if _wanted(FIX_ALL_KIND, only) and state.findings:
+    # Without resolve, fix-all would re-analyse the file for every light bulb; such a
+    # client gets it when it asks for it by kind (on save, or a "fix all" command).
+    asked = bool(only) and _wanted(FIX_ALL_KIND, only)
+    if _wanted(FIX_ALL_KIND, only) and state.findings and (support.resolve_edits or asked):
         action = types.CodeAction(
             title=FIX_ALL_TITLE,
             kind=FIX_ALL_KIND,
