@@ -207,3 +207,17 @@ async def test_trace_level_controls_the_log(bare_client, trace, logged):
     await status(bare_client)  # a round trip: every log sent before it has arrived
     analysed = [m for m in bare_client.log_messages if m.message.startswith("analysed ")]
     assert bool(analysed) == logged
+
+
+async def test_set_trace_notification_turns_on_the_analysis_log(bare_client):
+    await start(bare_client, client_capabilities(CLIENTS["vscode"]), bare_client.workspace)
+    first = Editor(bare_client, bare_client.workspace / "a.py", BROKEN)
+    await first.diagnostics()
+    bare_client.protocol.notify(
+        types.SET_TRACE, types.SetTraceParams(value=types.TraceValue.Verbose)
+    )
+    second = Editor(bare_client, bare_client.workspace / "b.py", BROKEN)
+    await second.diagnostics()
+    await status(bare_client)
+    analysed = [m.message for m in bare_client.log_messages if m.message.startswith("analysed ")]
+    assert len(analysed) == 1 and "b.py" in analysed[0]
