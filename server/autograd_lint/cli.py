@@ -19,6 +19,8 @@ from .config import ConfigError, Settings, find_pyproject, parse_codes, read_pyp
 from .fixes.cli_support import FixSession
 from .output import FORMATS, Report
 from .rules import RULES
+from .runtime.cli_options import add_cli_arguments as add_runtime_arguments
+from .runtime.cli_options import confirm_findings
 from .workspace import Workspace, find_root
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
@@ -111,8 +113,7 @@ def _add_check(commands) -> None:
     fixing.add_argument(
         "--diff", action="store_true", help="print the fixes as a unified diff; change nothing"
     )
-    # Reserved for another component, not added yet: --confirm / --confirm-args
-    # (runtime confirmation of findings).
+    add_runtime_arguments(check)
     check.set_defaults(handler=run_check)
 
 
@@ -162,7 +163,14 @@ def run_check(args: argparse.Namespace) -> int:
                 EXIT_FINDINGS if (fixes.changed or findings) and not args.exit_zero else EXIT_CLEAN
             )
     findings.sort(key=lambda f: f.sort_key())
-    report = Report(findings, files_checked=len(seen))
+    by_path: dict[str, list] = {}
+    for finding in findings:
+        by_path.setdefault(finding.path, []).append(finding)
+    try:
+        verdicts = confirm_findings(by_path, args)  # {} unless --confirm: runs the user's code
+    except ValueError as exc:
+        return _usage_error(str(exc))
+    report = Report(findings, files_checked=len(seen), verdicts=verdicts)
     color = args.format == "text" and not args.no_color and _stdout_wants_color()
     _write(FORMATS[args.format](report, color=color))
     if findings and not args.exit_zero:

@@ -25,6 +25,14 @@ def render(report: Report, *, color: bool = False) -> str:
     document = {
         "version": VERSION,
         "files": report.files_checked,
-        "findings": [finding_to_json(f) for f in report.findings],
+        "findings": [
+            _with_verdict(finding_to_json(f), report.verdicts.get(f)) for f in report.findings
+        ],
     }
     return json.dumps(document, indent=2) + "\n"
+
+
+def _with_verdict(document: dict, verdict) -> dict:
+    if verdict is not None:
+        document["runtime"] = verdict.to_json()
+    return document

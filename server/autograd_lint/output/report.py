@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..analysis.model import Finding
 
@@ -11,6 +11,8 @@ from ..analysis.model import Finding
 class Report:
     findings: list[Finding]
     files_checked: int
+    # Runtime confirmation (`check --confirm`): finding -> RuntimeVerdict.
+    verdicts: dict = field(default_factory=dict)
 
     @property
     def files_with_findings(self) -> int:

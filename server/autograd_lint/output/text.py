@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 
 from ..analysis.model import Finding, Position, Severity
+from ..runtime.verdict import format_verdict
 from .report import Report
 
 _RESET = "\033[0m"
@@ -27,6 +28,9 @@ def render(report: Report, *, color: bool = False) -> str:
         code = paint(finding.code, _SEVERITY_COLOR.get(finding.severity, _BOLD))
         lines.append(f"{paint(where, _BOLD)} {code} {finding.message}")
         lines.extend(_evidence(finding, paint))
+        verdict = report.verdicts.get(finding)
+        if verdict is not None:
+            lines.append(f"    {paint('runtime:', _BOLD)} {format_verdict(verdict)}")
     lines.append(summary(report))
     return "\n".join(lines) + "\n"
 
