@@ -11,7 +11,9 @@ import ast
 from dataclasses import dataclass, field
 
 from ..blocks import Block
+from ..exprs import dotted_name
 from ..model import Finding, Role, Severity, Step
+from ..torch_api import last_part
 
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 LOOPS = (ast.For, ast.AsyncFor, ast.While)
@@ -28,22 +30,6 @@ class Scope:
     owner: ast.ClassDef | None = None
     no_grad: bool = False  # decorated with @torch.no_grad() / @torch.inference_mode()
     names: dict = field(default_factory=dict)
-
-
-def dotted_name(node: ast.AST) -> str | None:
-    """`torch.nn.functional.relu` for an Attribute chain over a Name, else None."""
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if isinstance(node, ast.Name):
-        parts.append(node.id)
-        return ".".join(reversed(parts))
-    return None
-
-
-def last_part(dotted: str) -> str:
-    return dotted.rpartition(".")[2]
 
 
 def is_no_grad_context(expr: ast.AST) -> bool:
