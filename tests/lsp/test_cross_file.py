@@ -55,6 +55,12 @@ async def test_evidence_in_the_imported_module_and_recheck_on_its_edit(client):
     # Edit the imported module in the editor, unsaved: train.py is checked again.
     models = Editor(client, models_path, MODELS)
     await models.diagnostics()
+    # Hovering the line in models.py that keeps the graph tells train.py's story.
+    hover = await models.hover(11, 10)
+    assert hover is not None and "**AG001**" in hover.contents.value
+    assert "`self.state` keeps the graph on the object between calls** (here)" in (
+        hover.contents.value
+    )
     models.edit(11, 0, 0, DETACH)
     await eventually(client, train, lambda diagnostics: not has_ag001(diagnostics))
     # Closing the unsaved buffer brings back the file on disk, and the finding.

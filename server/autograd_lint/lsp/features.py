@@ -11,7 +11,7 @@ from pathlib import Path
 from lsprotocol import types
 
 from .documents import uri_to_path
-from .hover import findings_at, hover_markdown
+from .hover import evidence_at, findings_at, hover_markdown
 from .server import CONFIGURATION_TIMEOUT_SECONDS
 from .settings import SECTION, TRACE_LEVELS, section_of
 
@@ -151,7 +151,10 @@ async def hover(ls, params: types.HoverParams) -> types.Hover | None:
     await ls.settings_loaded.wait()
     ls.analyse(document)
     lines = document.line_index(ls.encoding)
-    hits = findings_at(document.findings, lines.from_client(params.position))
+    position = lines.from_client(params.position)
+    hits = findings_at(document.findings, position)
+    elsewhere = [f for other in ls.documents if other is not document for f in other.findings]
+    hits += evidence_at(elsewhere, {document.path, document.resolved_path}, position)
     if not hits:
         return None
     kind = types.MarkupKind.Markdown if ls.markdown_hover else types.MarkupKind.PlainText

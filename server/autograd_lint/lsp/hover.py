@@ -26,6 +26,20 @@ def findings_at(
     return hits
 
 
+def evidence_at(
+    findings: Iterable[Finding], paths: set[str], position: Position
+) -> list[tuple[Finding, Step | None, Span]]:
+    """Findings of other files whose evidence points at `position` in this file (known
+    by any of `paths`): an imported module's line that stores the graph, say."""
+    hits = []
+    for finding in findings:
+        for step in finding.evidence:
+            if step.path in paths and step.span.contains(position.line, position.column):
+                hits.append((finding, step, step.span))
+                break
+    return hits
+
+
 def hover_markdown(hits: list[tuple[Finding, Step | None, Span]]) -> str:
     return "\n\n---\n\n".join(explain(finding, focus=step) for finding, step, _ in hits)
 
