@@ -7,13 +7,14 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable
 
 from ..analysis.model import Finding
-from .carried import carried_fixes, module_state_fixes
+from .carried import carried_fixes
 from .context import Context
 from .document import Document
 from .hoisted import hoisted_fixes
 from .ignore import ignore_fix
 from .model import Fix
 from .shared import shared_fixes
+from .stored import module_state_fixes
 from .text import apply_edits, minimal_edits
 
 log = logging.getLogger(__name__)
