@@ -204,6 +204,15 @@ def _imported_names(tree: ast.AST) -> set[str]:
     }
 
 
+def _collects_parameters(value: ast.AST) -> bool:
+    if isinstance(value, (ast.List, ast.Tuple, ast.ListComp, ast.GeneratorExp, ast.Set)):
+        return True
+    return any(
+        isinstance(n, ast.Attribute) and n.attr in ("parameters", "named_parameters")
+        for n in ast.walk(value)
+    )
+
+
 def _trained_names(tree: ast.AST) -> set[str]:
     """Names that appear in the arguments of an optimizer's construction."""
     out = set()
@@ -214,12 +223,15 @@ def _trained_names(tree: ast.AST) -> set[str]:
         if callee.rsplit(".", 1)[-1] in _OPTIMIZERS or ".optim." in f".{callee}":
             for argument in [*node.args, *(k.value for k in node.keywords)]:
                 out |= {n.id for n in ast.walk(argument) if isinstance(n, ast.Name)}
-    # `params = [*encoder.parameters(), ...]` then `Adam(params)`: follow such names.
+    # `params = [*encoder.parameters(), ...]` then `Adam(params)`: follow such collections
+    # (not a trained tensor's own computation, `image = content.clone().requires_grad_()`).
     for _ in range(3):
         grown = set(out)
         for node in ast.walk(tree):
-            if isinstance(node, ast.Assign) and any(
-                isinstance(t, ast.Name) and t.id in out for t in node.targets
+            if (
+                isinstance(node, ast.Assign)
+                and any(isinstance(t, ast.Name) and t.id in out for t in node.targets)
+                and _collects_parameters(node.value)
             ):
                 grown |= {n.id for n in ast.walk(node.value) if isinstance(n, ast.Name)}
         if grown == out:

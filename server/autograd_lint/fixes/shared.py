@@ -19,6 +19,7 @@ import libcst as cst
 from ..analysis.model import Role
 from .common import is_backward_call, names_bound, names_read
 from .context import Candidate, Context
+from .infer import dotted
 
 
 def shared_fixes(ctx: Context) -> list[Candidate]:
@@ -26,11 +27,14 @@ def shared_fixes(ctx: Context) -> list[Candidate]:
     if (
         first is None
         or second is None
-        or not (is_backward_call(first) and is_backward_call(second))
+        or not ((is_backward_call(first) or _is_autograd_grad(first)) and is_backward_call(second))
     ):
         return []
     if ctx.finding.kind == "same-tensor":
         return _same_tensor(ctx, first, second)
+    if _is_autograd_grad(first):
+        retained = _retain_first(ctx, first, second, preferred=True)
+        return [retained] if retained else []
     out = _detach_in_first_loss(ctx, first, second)
     summed = _sum_losses(ctx, first, second, preferred=not out)
     if summed:
@@ -156,6 +160,10 @@ def _retain_first(ctx, first, second, preferred, *, doubled=False) -> Candidate 
     else:
         plan.replace(first_cst, _with_keyword(first_cst, "retain_graph", "True"))
     moved = next((k for k in second.keywords if k.arg == "retain_graph"), None)
+    if _is_autograd_grad(first):
+        name = doc.text(first.func)
+        title = f"Keep the graph for the backward after it: `{name}(..., retain_graph=True)`"
+        return ctx.candidate(title, plan, preferred, "retain-first")
     receiver = doc.text(first.func.value)
     if moved is not None:
         second_cst = doc.cst_expression(second)
@@ -171,6 +179,10 @@ def _retain_first(ctx, first, second, preferred, *, doubled=False) -> Candidate 
     else:
         title = f"Keep the graph for the second backward: `{receiver}.backward(retain_graph=True)`"
     return ctx.candidate(title, plan, preferred, "retain-first")
+
+
+def _is_autograd_grad(call: ast.Call) -> bool:
+    return (dotted(call.func) or "").endswith("autograd.grad")
 
 
 def _with_keyword(call: cst.Call, name: str, value: str) -> cst.Call:
