@@ -124,6 +124,8 @@ def test_pattern_checks_are_cached_per_scope_and_stay_exact():
         index = rng.randrange(1, len(lines))
         if step % 5 == 0:
             lines.insert(index, "# a new line moves every scope below it")
+        elif step % 3 == 0:
+            del lines[index]  # and a deleted one moves them back
         else:
             lines[index] += rng.choice([" ", "  # c", "(", ""])
         text = "\n".join(lines)

@@ -8,9 +8,11 @@ whose text cannot hold a checker's pattern is never walked by it.
 from __future__ import annotations
 
 import ast
+import re
+from dataclasses import replace
 
 from ..blocks import Block
-from ..model import Finding
+from ..model import Finding, Position, Span
 from . import data_attr, inplace, zero_grad
 from .scopes import Scope, iter_scopes
 
@@ -26,7 +28,7 @@ def run_checks(blocks: list[Block], path: str = "", cache: dict | None = None) -
     """AG005/AG006/AG007 findings for the blocks of one file (broken blocks are skipped).
 
     With `cache` (a dict the caller keeps between runs, see `AnalysisCache`), a scope whose
-    text, place and file facts are unchanged reuses its findings.
+    text and file facts are unchanged reuses its findings, moved with its block.
     """
     per_block = _PerBlock(cache)
     scopes = per_block.scopes(blocks)
@@ -49,15 +51,18 @@ def run_checks(blocks: list[Block], path: str = "", cache: dict | None = None) -
             scope.kind,
             text,
             first.key if first is not None else None,
-            # Messages name lines ("saved at line 12"): a moved scope is checked again.
-            tuple(b.start for b, _ in scope.items),
+            # Module code spans many blocks, each free to move: recheck it when one does.
+            tuple(b.start for b, _ in scope.items) if scope.kind == "module" else None,
             facts,
             tuple(sorted(optimizers.items())) if optimizers else None,
         )
-        found = previous.get(key)
-        if found is None:
+        cached = previous.get(key)
+        start = first.start if first is not None else 0
+        if cached is None:
             found = _check_scope(scope, path, facts, optimizers)
-        current[key] = found
+        else:
+            found = _moved(cached[0], start - cached[1])
+        current[key] = (found, start)
         findings.extend(found)
     findings.sort(key=Finding.sort_key)
     return findings
@@ -73,7 +78,8 @@ class _PerBlock:
             cache["blocks"] = self.used  # keep only what this run used
 
     def part(self, kind: str, block: Block, compute):
-        key = (kind, block.key, block.start if kind == "scopes" else None)
+        # Scopes hold their block: identical blocks (same key) must not share them.
+        key = (kind, block.key, id(block) if kind == "scopes" else None)
         found = self.memo.get(key)
         if found is None:
             found = compute()
@@ -111,6 +117,37 @@ class _PerBlock:
             ).items():
                 merged[name] = merged.get(name, frozenset()) | models
         return merged
+
+
+LINE_REFERENCE = re.compile(r"\b(line )(\d+)")
+
+
+def _moved(findings: list[Finding], delta: int) -> list[Finding]:
+    """A function's findings after its block moved by `delta` lines (spans and messages)."""
+    if not delta:
+        return findings
+
+    def text(message: str) -> str:
+        # The lines a function scope's messages name lie inside that function.
+        return LINE_REFERENCE.sub(lambda m: f"{m[1]}{int(m[2]) + delta}", message)
+
+    def span(value: Span) -> Span:
+        return Span(
+            Position(value.start.line + delta, value.start.column),
+            Position(value.end.line + delta, value.end.column),
+        )
+
+    return [
+        replace(
+            f,
+            span=span(f.span),
+            message=text(f.message),
+            evidence=tuple(
+                replace(s, span=span(s.span), message=text(s.message)) for s in f.evidence
+            ),
+        )
+        for f in findings
+    ]
 
 
 def _check_scope(scope, path: str, facts, optimizers) -> list[Finding]:
