@@ -17,7 +17,13 @@ from __future__ import annotations
 import ast
 
 from ..analysis.model import Role
-from .common import detach_statement, fresh_name, is_backward_call, requires_grad_leaves
+from .common import (
+    detach_statement,
+    fresh_name,
+    is_backward_call,
+    names_read,
+    requires_grad_leaves,
+)
 from .context import Candidate, Context, bound_before, is_inside
 from .infer import LIST, TENSOR, UNKNOWN, dotted, walk_scope
 from .stored import empty_lists
@@ -26,8 +32,8 @@ from .stored import empty_lists
 def carried_fixes(ctx: Context) -> list[Candidate]:
     loop = ctx.loop()
     steps = ctx.steps(Role.CARRIED)
-    if loop is None:
-        return []
+    if loop is None or (ctx.finding.steps(Role.CARRIED) and not steps):
+        return []  # no loop, or the carriers are in another file
     carriers = _ordered_carriers(ctx, steps) if steps else _carrier_of_built(ctx, loop)
     if not carriers:
         return []
@@ -99,23 +105,30 @@ def is_inside_expr(node, container) -> bool:
 
 def _carrier_of_built(ctx, loop) -> list[tuple[str, ast.stmt]]:
     """When the evidence names no carrier: the graph is built by `v = v * decay + f(x)`
-    inside the loop, into a name that already had a value before it: that name."""
+    into a name that had a value before the loop: that name. The statement is in the
+    loop, or in a function the module-level loop calls that declares the name `global`."""
+    doc = ctx.doc
     built = ctx.steps(Role.BUILT)
     statement = ctx.statement_for(built[0].span) if built else None
-    if not (
-        isinstance(statement, (ast.Assign, ast.AugAssign))
-        and is_inside(ctx.doc, statement, loop)
-        and statement is not loop
-    ):
+    if not isinstance(statement, (ast.Assign, ast.AugAssign)):
         return []
-    targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
-    if len(targets) != 1 or not isinstance(targets[0], ast.Name):
+    if isinstance(statement, ast.AugAssign):
+        targets, value = [statement.target], None
+    else:
+        targets, value = statement.targets, statement.value
+    bound = [n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)]
+    read = names_read([value]) if value is not None else set(bound)
+    names = [name for name in dict.fromkeys(bound) if name in read]
+    if len(names) != 1:
         return []
-    name = targets[0].id
-    reads_itself = isinstance(statement, ast.AugAssign) or any(
-        isinstance(n, ast.Name) and n.id == name for n in ast.walk(statement.value)
-    )
-    if not reads_itself or not bound_before(ctx.doc, name, loop):
+    (name,) = names
+    function = doc.scope_of(statement)
+    declared_global = any(isinstance(n, ast.Global) and name in n.names for n in ast.walk(function))
+    inside = is_inside(doc, statement, loop) and statement is not loop
+    at_module = isinstance(doc.scope_of(loop), ast.Module)
+    if not (inside or (declared_global and at_module)):
+        return []
+    if not bound_before(doc, name, loop):
         return []
     return [(name, statement)]
 
