@@ -112,6 +112,8 @@ class AutogradLintServer(LanguageServer):
         # would flash diagnostics the settings hide.
         self.settings_loaded = asyncio.Event()
         self._analysis_errors: list[str] = []
+        # Runtime verdicts shown on the diagnostics (confirm.Confirmations), once registered.
+        self.confirmations = None
 
     # -- logging ----------------------------------------------------------------------
 
@@ -156,6 +158,8 @@ class AutogradLintServer(LanguageServer):
                 self.schedule(document, immediate=True)
         elif self.diagnostic_refresh and len(self.documents):
             self.workspace_diagnostic_refresh(None)
+        if self.confirmations is not None:
+            self.confirmations.settings_changed()
 
     def client_settings(self, uri: str) -> ClientSettings:
         folders = [f for f in self.folder_settings if uri.startswith(f.rstrip("/") + "/")]
@@ -251,6 +255,8 @@ class AutogradLintServer(LanguageServer):
                 other_file=other_file,
             )
         diagnostics = list(converted.values())
+        if self.confirmations is not None:
+            diagnostics = self.confirmations.decorate(document, findings, lines, diagnostics)
         document.converted = converted
         if diagnostics != document.diagnostics or not document.result_id:
             document.result_id = str(next(self._result_ids))
@@ -353,11 +359,12 @@ class _ForwardErrors(logging.Handler):
 
 def create_server() -> AutogradLintServer:
     from ..fixes import lsp_actions
-    from . import features
+    from . import confirm, features
 
     server = AutogradLintServer()
     features.register(server)
     lsp_actions.register(server)  # quick fixes and fix-all (textDocument/codeAction)
+    confirm.register(server)  # runtime confirmation: command, code action, code lens
     return server
 
 

@@ -6,8 +6,14 @@
       "severity": {"AG001": "warning"},
       "trace": "off" | "messages" | "verbose",
       "runtime": {"enabled": false, "device": "cpu", "python": null, "args": [],
-                  "maxSteps": 3, "timeoutSeconds": 60}
+                  "maxSteps": 3, "timeoutSeconds": 60},
+      "workspaceTrusted": false,
+      "interpreter": ["/path/to/python"]
     }
+
+`workspaceTrusted` is the editor's word that the folder may run code (runtime
+confirmation is refused without it); `interpreter` is the editor's Python, used for
+runtime confirmation when `runtime.python` is empty.
 
 Project settings come first, the editor's `select`/`ignore` replace the project's when
 given, and its `severity` entries override the project's code by code.
@@ -27,7 +33,7 @@ TRACE_LEVELS = ("off", "messages", "verbose")
 
 @dataclass(frozen=True)
 class RuntimeSettings:
-    """Stored for the runtime check that comes later; nothing reads it yet."""
+    """How runtime confirmation runs (see lsp/confirm.py)."""
 
     enabled: bool = False
     device: str = "cpu"
@@ -55,6 +61,8 @@ class ClientSettings:
     severity: dict[str, str] = field(default_factory=dict)
     trace: str = "off"
     runtime: RuntimeSettings = RuntimeSettings()
+    workspace_trusted: bool = False
+    interpreter: tuple[str, ...] = ()
 
     def to_json(self) -> dict:
         return {
@@ -64,6 +72,8 @@ class ClientSettings:
             "severity": dict(self.severity),
             "trace": self.trace,
             "runtime": self.runtime.to_json(),
+            "workspaceTrusted": self.workspace_trusted,
+            "interpreter": list(self.interpreter),
         }
 
 
@@ -107,6 +117,11 @@ def parse_client_settings(data, problems: list[str]) -> ClientSettings:
             problems.append(f"'trace' must be one of {', '.join(TRACE_LEVELS)}, got {trace!r}")
     if "runtime" in data:
         values["runtime"] = _runtime(data["runtime"], problems)
+    if "workspaceTrusted" in data:
+        values["workspace_trusted"] = _typed(data, "workspaceTrusted", bool, problems, False)
+    if data.get("interpreter") is not None:
+        interpreter = _typed(data, "interpreter", list, problems, default=[])
+        values["interpreter"] = tuple(map(str, interpreter))
     return ClientSettings(**values)
 
 

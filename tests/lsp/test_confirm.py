@@ -1,0 +1,162 @@
+"""Runtime confirmation from the editor (`autograd-lint.confirm`), as VS Code drives it:
+refused unless enabled and trusted; offered as a code action and a code lens; a run leaves
+its verdict on the diagnostic; the progress's cancel button stops the run."""
+
+from __future__ import annotations
+
+import ast
+import asyncio
+
+import pytest
+from autograd_lint.lsp.confirm import CONFIRM_COMMAND
+from lsp_helpers import CLIENTS, SAMPLES, TIMEOUT, Editor, start, wait_for_publish
+from lsprotocol import types
+from pytest_lsp import client_capabilities
+
+SAMPLE = SAMPLES / "ag001_rnn_hidden_buggy.py"
+# Importing torch takes long on a loaded machine; the run itself is a few steps.
+RUN_TIMEOUT = 150.0
+
+
+def settings(*, enabled: bool, trusted: bool) -> dict:
+    runtime = {"enabled": enabled, "device": "cpu", "maxSteps": 3, "timeoutSeconds": 120}
+    return {"runtime": runtime, "workspaceTrusted": trusted}
+
+
+async def open_sample(client, *, enabled: bool, trusted: bool):
+    """A VS Code session with these settings (pulled and initial), the sample open, and its
+    AG001 diagnostic."""
+    options = settings(enabled=enabled, trusted=trusted)
+    client.set_configuration(options, section="autograd-lint")
+    capabilities = client_capabilities(CLIENTS["vscode"])
+    await start(
+        client, capabilities, client.workspace, initialization_options={"autograd-lint": options}
+    )
+    doc = Editor(client, SAMPLE, SAMPLE.read_text(encoding="utf-8"))
+    diagnostics = await doc.diagnostics()
+    (ag001,) = [d for d in diagnostics if d.code == "AG001"]
+    return doc, ag001
+
+
+def target(doc: Editor, diagnostic: types.Diagnostic) -> dict:
+    """The argument VS Code's client sends: uri, code and the diagnostic's range."""
+    start, end = diagnostic.range.start, diagnostic.range.end
+    return {
+        "uri": doc.uri,
+        "code": diagnostic.code,
+        "range": {
+            "start": {"line": start.line, "character": start.character},
+            "end": {"line": end.line, "character": end.character},
+        },
+    }
+
+
+async def execute(client, arguments: list) -> dict:
+    return await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command=CONFIRM_COMMAND, arguments=arguments)
+    )
+
+
+async def confirm_actions(client, doc: Editor, diagnostic: types.Diagnostic) -> list[dict]:
+    """The confirm code actions offered on the diagnostic, as {"title", "command"}."""
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(doc.uri),
+            range=diagnostic.range,
+            context=types.CodeActionContext(diagnostics=[diagnostic]),
+        )
+    )
+    found = []
+    for action in actions or []:
+        command = action.command
+        if isinstance(command, str):
+            # lsprotocol's client side takes any action with a `command` for a bare
+            # Command, and stores the nested command object's repr as its name (VS Code
+            # tells them apart by the type of `command`): read it back.
+            command = ast.literal_eval(command) if command.startswith("{") else None
+        elif command is not None:
+            command = {"command": command.command, "arguments": list(command.arguments or [])}
+        if command and command["command"] == CONFIRM_COMMAND:
+            found.append({"title": action.title, "command": command})
+    return found
+
+
+@pytest.mark.parametrize(
+    ("enabled", "trusted", "reason", "text"),
+    [(False, True, "disabled", "runtime.enabled"), (True, False, "untrusted", "untrusted")],
+)
+async def test_refused_unless_enabled_and_trusted(bare_client, enabled, trusted, reason, text):
+    client = bare_client
+    doc, ag001 = await open_sample(client, enabled=enabled, trusted=trusted)
+    result = await asyncio.wait_for(execute(client, [target(doc, ag001)]), TIMEOUT)
+    assert result["ok"] is False and result["reason"] == reason
+    assert any(text in m.message for m in client.messages)
+    assert not client.progress_reports  # nothing started
+    offered = await confirm_actions(client, doc, ag001)
+    lenses = await client.text_document_code_lens_async(
+        types.CodeLensParams(text_document=types.TextDocumentIdentifier(doc.uri))
+    )
+    if enabled:  # untrusted but enabled: offered, and the command says why it refuses
+        assert [a["title"] for a in offered] == ["Confirm AG001 at runtime"]
+    else:
+        assert offered == [] and not lenses
+
+
+async def test_confirmed_verdict_shows_on_the_diagnostic(bare_client):
+    client = bare_client
+    doc, ag001 = await open_sample(client, enabled=True, trusted=True)
+    assert "confirmed at runtime" not in ag001.message
+    (action,) = await confirm_actions(client, doc, ag001)
+    assert action["title"] == "Confirm AG001 at runtime"
+    assert action["command"]["arguments"] == [target(doc, ag001)]
+    lenses = await client.text_document_code_lens_async(
+        types.CodeLensParams(text_document=types.TextDocumentIdentifier(doc.uri))
+    )
+    loop_line = next(i for i, line in enumerate(doc.lines) if line.startswith("for start in"))
+    assert [(lens.range.start.line, lens.command.title) for lens in lenses] == [
+        (loop_line, "Confirm AG001 at runtime")
+    ]
+
+    published = len(client.published)
+    result = await asyncio.wait_for(execute(client, action["command"]["arguments"]), RUN_TIMEOUT)
+    assert result["ok"] is True, result
+    assert result["verdicts"][0]["status"] == "confirmed"
+    assert result["verdicts"][0]["line"] == ag001.range.start.line + 1
+
+    diagnostics = await wait_for_publish(client, doc.uri, doc.version, after=published)
+    (confirmed,) = [d for d in diagnostics if d.code == "AG001"]
+    assert confirmed.message.startswith(ag001.message)
+    assert "\n(confirmed at runtime: iteration 2 on cpu" in confirmed.message
+    assert confirmed.severity == types.DiagnosticSeverity.Error
+    (reports,) = client.progress_reports.values()
+    assert reports[0].kind == "begin" and reports[-1].kind == "end"
+    assert any("backward call" in (r.message or "") for r in reports if r.kind == "report")
+
+    # Lines inserted above keep the verdict; editing the finding's line drops it.
+    doc.edit(0, 0, 0, "# a comment\n")
+    (kept,) = [d for d in await doc.diagnostics() if d.code == "AG001"]
+    assert "confirmed at runtime" in kept.message
+    backward = next(i for i, line in enumerate(doc.lines) if "loss.backward()" in line)
+    doc.edit(backward, len(doc.lines[backward]), len(doc.lines[backward]), "  # edited")
+    (dropped,) = [d for d in await doc.diagnostics() if d.code == "AG001"]
+    assert "confirmed at runtime" not in dropped.message
+
+
+async def test_progress_cancel_stops_the_run(bare_client):
+    client = bare_client
+    doc, ag001 = await open_sample(client, enabled=True, trusted=True)
+    running = asyncio.ensure_future(execute(client, [target(doc, ag001)]))
+
+    async def begun():
+        while True:
+            for token, reports in client.progress_reports.items():
+                if any(r.kind == "begin" for r in reports):
+                    return token
+            await asyncio.sleep(0.01)
+
+    token = await asyncio.wait_for(begun(), TIMEOUT)
+    client.window_work_done_progress_cancel(types.WorkDoneProgressCancelParams(token=token))
+    result = await asyncio.wait_for(running, RUN_TIMEOUT)
+    assert result == {"ok": False, "reason": "cancelled", "message": result["message"]}
+    assert client.progress_reports[token][-1].kind == "end"
+    assert client.progress_reports[token][-1].message == "cancelled"
