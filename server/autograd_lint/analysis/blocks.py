@@ -30,7 +30,8 @@ def split_lines(source: str) -> list[str]:
 
 class Block:
     __slots__ = (
-        "lines", "text", "key", "start", "parsed_start", "statements", "error", "_names", "path"
+        "lines", "text", "key", "start", "parsed_start", "statements", "error", "_names", "path",
+        "memo",
     )  # fmt: skip
 
     def __init__(self, lines: list[str], start: int, statements: list, parsed_start: int, error):
@@ -43,6 +44,7 @@ class Block:
         self.error: SyntaxError | None = error
         self._names: frozenset[str] | None = None
         self.path: str | None = None  # set for blocks of another file than the analysed one
+        self.memo: dict = {}  # facts derived from this block's text, kept while it lives
 
     @property
     def end(self) -> int:
@@ -56,6 +58,12 @@ class Block:
         return self._names
 
     def defines(self) -> list[str]:
+        found = self.memo.get("defines")
+        if found is None:
+            found = self.memo["defines"] = self._defines()
+        return found
+
+    def _defines(self) -> list[str]:
         out = []
         for statement in self.statements:
             if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):

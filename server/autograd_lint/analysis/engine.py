@@ -202,6 +202,16 @@ def span_of(site: Site) -> Span:
 
 
 def render(raw: RawFinding, path: str) -> Finding:
+    # A cached raw finding renders the same until one of its blocks moves.
+    where = (path, *(id(b) for b in raw.blocks), *(b.start for b in raw.blocks))
+    if raw.rendered is not None and raw.rendered[0] == where:
+        return raw.rendered[1]
+    finding = _render(raw, path)
+    raw.rendered = (where, finding)
+    return finding
+
+
+def _render(raw: RawFinding, path: str) -> Finding:
     rule = _rules().get(raw.code)
     severity = rule.severity if rule else Severity.ERROR
     lines = [

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import ast
 
-from .blocks import Block
+from .blocks import IDENTIFIER, Block
 from .definitions import FunctionRef, make_class_info
 from .values import CLASS, FUNC, NAMESPACE, Binding, Site, Val
 
@@ -99,10 +99,11 @@ class Program:
             return found
         seen = {id(b): b for b in blocks}
         todo = list(blocks)
+        defined = self.definers.keys()
         while todo:
             current = todo.pop()
-            for name in current.names:
-                for definer in self.definers.get(name, ()):
+            for name in current.names & defined:
+                for definer in self.definers[name]:
                     if id(definer) not in seen:
                         seen[id(definer)] = definer
                         todo.append(definer)
@@ -111,13 +112,14 @@ class Program:
         return found
 
     def relevant_functions(self) -> list[FunctionRef]:
-        texts = {id(fn): function_text(fn) for fn in self.functions}
-        relevant = {id(fn) for fn in self.functions if is_relevant(texts[id(fn)])}
+        """Functions that call backward, and (three levels of) functions that call them."""
+        names_of = {id(fn): function_names(fn) for fn in self.functions}
+        relevant = {id(fn) for fn in self.functions if function_is_relevant(fn)}
         names = {fn.node.name for fn in self.functions if id(fn) in relevant}
-        for _ in range(3):  # callers of callers of functions that call backward
+        for _ in range(3):
             grew = False
             for fn in self.functions:
-                if id(fn) not in relevant and any(n in texts[id(fn)] for n in names):
+                if id(fn) not in relevant and not names.isdisjoint(names_of[id(fn)]):
                     relevant.add(id(fn))
                     names.add(fn.node.name)
                     grew = True
@@ -138,3 +140,22 @@ def function_text(fn: FunctionRef) -> str:
     first = fn.node.lineno - block.parsed_start
     last = (fn.node.end_lineno or fn.node.lineno) - block.parsed_start + 1
     return "\n".join(block.lines[first:last])
+
+
+def _text_facts(fn: FunctionRef) -> tuple[bool, frozenset]:
+    # Blocks outlive edits elsewhere: keep what their functions' text says on the block.
+    key = ("text facts", fn.node.lineno)
+    found = fn.block.memo.get(key)
+    if found is None:
+        text = function_text(fn)
+        found = (is_relevant(text), frozenset(IDENTIFIER.findall(text)))
+        fn.block.memo[key] = found
+    return found
+
+
+def function_is_relevant(fn: FunctionRef) -> bool:
+    return _text_facts(fn)[0]
+
+
+def function_names(fn: FunctionRef) -> frozenset:
+    return _text_facts(fn)[1]

@@ -35,6 +35,16 @@ class RawFinding:
     steps: list[RawStep]
     loop: Site | None = None
     extra: dict = field(default_factory=dict)
+    rendered: tuple | None = None  # (where, Finding): see engine.render
+
+    @property
+    def blocks(self) -> list:
+        sites = [self.site, *self.message_sites, *(s.site for s in self.steps)]
+        if self.loop is not None:
+            sites.append(self.loop)
+        sites.extend(v for v in self.extra.values() if isinstance(v, Site))
+        unique = {id(s.block): s.block for s in sites}
+        return list(unique.values())
 
     @property
     def key(self) -> tuple:

@@ -11,7 +11,7 @@ import ast
 import re
 from dataclasses import replace
 
-from ..blocks import Block
+from ..blocks import IDENTIFIER, Block
 from ..model import Finding, Position, Span
 from . import data_attr, inplace, zero_grad
 from .scopes import Scope, iter_scopes
@@ -53,8 +53,7 @@ def run_checks(blocks: list[Block], path: str = "", cache: dict | None = None) -
             first.key if first is not None else None,
             # Module code spans many blocks, each free to move: recheck it when one does.
             tuple(b.start for b, _ in scope.items) if scope.kind == "module" else None,
-            facts,
-            tuple(sorted(optimizers.items())) if optimizers else None,
+            *_relevant(text, facts, optimizers),
         )
         cached = previous.get(key)
         start = first.start if first is not None else 0
@@ -117,6 +116,31 @@ class _PerBlock:
             ).items():
                 merged[name] = merged.get(name, frozenset()) | models
         return merged
+
+
+_NAMES: dict[str, frozenset] = {}  # scope text -> identifiers in it (scopes outlive edits)
+
+
+def _relevant(text: str, facts, optimizers) -> tuple:
+    """The part of the file-wide facts a scope can see: the names its text mentions.
+
+    A half-typed line elsewhere in the file changes the facts for a moment; scopes that
+    do not name what changed keep their cached findings.
+    """
+    names = _NAMES.get(text)
+    if names is None:
+        if len(_NAMES) > 20_000:
+            _NAMES.clear()
+        names = _NAMES[text] = frozenset(IDENTIFIER.findall(text))
+    seen_facts = None
+    if facts is not None:
+        seen_facts = (facts.optimizers & names, facts.clearing_functions & names)
+    seen_optimizers = None
+    if optimizers:
+        seen_optimizers = tuple(
+            sorted((k, v) for k, v in optimizers.items() if k in names or v & names)
+        )
+    return seen_facts, seen_optimizers
 
 
 LINE_REFERENCE = re.compile(r"\b(line )(\d+)")
