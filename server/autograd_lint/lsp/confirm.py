@@ -58,7 +58,7 @@ class Confirmations:
         self.server = server
         self._verdicts: dict[str, dict[tuple, RuntimeVerdict]] = {}
         self._running: dict[str, asyncio.Task] = {}
-        self._enabled: tuple = ()
+        self._enabled = self._enabled_scopes()
 
     # -- verdicts on diagnostics ------------------------------------------------------------
 
@@ -88,14 +88,18 @@ class Confirmations:
         # Lenses come and go with runtime.enabled: when it changes after start-up, clients
         # that can are asked to fetch them again.
         ls = self.server
-        enabled = (ls.global_settings.runtime.enabled,) + tuple(
-            sorted((uri, s.runtime.enabled) for uri, s in ls.folder_settings.items())
-        )
+        enabled = self._enabled_scopes()
         changed, self._enabled = enabled != self._enabled, enabled
         workspace = getattr(ls.client_capabilities, "workspace", None)
         refresh = getattr(getattr(workspace, "code_lens", None), "refresh_support", False)
         if changed and refresh and ls.settings_loaded.is_set():
             ls.workspace_code_lens_refresh(None)
+
+    def _enabled_scopes(self) -> frozenset[str]:
+        """Where runtime confirmation is on: folder URIs, "" for the global settings."""
+        ls = self.server
+        scopes = {uri for uri, settings in ls.folder_settings.items() if settings.runtime.enabled}
+        return frozenset(scopes | ({""} if ls.global_settings.runtime.enabled else set()))
 
     def _republish(self, document: Document) -> None:
         ls = self.server
