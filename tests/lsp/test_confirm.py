@@ -6,9 +6,15 @@ from __future__ import annotations
 
 import ast
 import asyncio
+from types import SimpleNamespace
 
 import pytest
-from autograd_lint.lsp.confirm import CONFIRM_COMMAND
+from autograd_lint.analysis import analyze
+from autograd_lint.lsp.confirm import CONFIRM_COMMAND, Confirmations, verdict_key
+from autograd_lint.lsp.convert import LineIndex, to_diagnostic
+from autograd_lint.lsp.documents import Document, split_lines
+from autograd_lint.lsp.settings import ClientSettings
+from autograd_lint.runtime.verdict import RuntimeVerdict
 from lsp_helpers import CLIENTS, SAMPLES, TIMEOUT, Editor, start, wait_for_publish
 from lsprotocol import types
 from pytest_lsp import client_capabilities
@@ -160,3 +166,32 @@ async def test_progress_cancel_stops_the_run(bare_client):
     assert result == {"ok": False, "reason": "cancelled", "message": result["message"]}
     assert client.progress_reports[token][-1].kind == "end"
     assert client.progress_reports[token][-1].message == "cancelled"
+
+
+def test_not_reproduced_downgrades_to_information():
+    # In-process: no script here reports "not reproduced" for a real finding it flags.
+
+    text = SAMPLE.read_text(encoding="utf-8")
+    document = Document(
+        uri=SAMPLE.as_uri(), language_id="python", version=1, lines=split_lines(text)
+    )
+    findings = analyze(text, str(SAMPLE))
+    lines = LineIndex(document.lines, "utf-16")
+    diagnostics = [
+        to_diagnostic(f, i, lines, document.uri, related_information=True)
+        for i, f in enumerate(findings)
+    ]
+    (index,) = [i for i, f in enumerate(findings) if f.code == "AG001"]
+    assert diagnostics[index].severity == types.DiagnosticSeverity.Error
+    verdicts = Confirmations(SimpleNamespace(global_settings=ClientSettings(), folder_settings={}))
+    verdict = RuntimeVerdict("not-reproduced", device="cpu", backward_calls=3)
+    verdicts.record(document.uri, verdict_key(findings[index], lines), verdict)
+
+    shown = verdicts.decorate(document, findings, lines, diagnostics)
+    assert shown[index].severity == types.DiagnosticSeverity.Information
+    assert shown[index].message == diagnostics[index].message + "\n(not reproduced in 3 steps)"
+    assert diagnostics[index].severity == types.DiagnosticSeverity.Error  # not changed in place
+
+    # Once the finding is gone the verdict is forgotten: it does not come back with it.
+    assert verdicts.decorate(document, [], lines, []) == []
+    assert verdicts.decorate(document, findings, lines, diagnostics) == diagnostics

@@ -165,13 +165,15 @@ class Confirmations:
         task = asyncio.ensure_future(self._run(document, findings))
         self._running[uri] = task
         try:
-            verdicts = await task
-        except asyncio.CancelledError:
-            if not task.cancelled() or asyncio.current_task().cancelling():
-                raise
-            return self._no("runtime confirmation cancelled", "cancelled", level="info")
+            await asyncio.wait({task})
+        except asyncio.CancelledError:  # the request itself (e.g. shutdown): stop the run
+            task.cancel()
+            raise
         finally:
             self._running.pop(uri, None)
+        if task.cancelled():  # from the progress's cancel button
+            return self._no("runtime confirmation cancelled", "cancelled", level="info")
+        verdicts = task.result()
         for key, verdict in zip(keys, verdicts, strict=True):
             if verdict.status != "error":
                 self.record(uri, key, verdict)
