@@ -122,8 +122,7 @@ class Confirmations:
         text = refusal(enabled, trusted)
         if text is None:
             return None
-        self._tell(types.MessageType.Warning, text)
-        return _result(False, "untrusted" if not trusted else "disabled", message=text)
+        return self._no(text, "untrusted" if not trusted else "disabled")
 
     def options(self, uri: str) -> RuntimeOptions:
         settings = self.server.client_settings(uri)
@@ -173,7 +172,11 @@ class Confirmations:
             self._running.pop(uri, None)
         if task.cancelled():  # from the progress's cancel button
             return self._no("runtime confirmation cancelled", "cancelled", level="info")
-        verdicts = task.result()
+        try:
+            verdicts = task.result()
+        except Exception as error:  # the runner itself failed: say so rather than crash
+            ls.log(f"runtime confirmation of {document.path} failed: {error!r}", "error")
+            return self._no(f"runtime check failed: {error}", "error")
         for key, verdict in zip(keys, verdicts, strict=True):
             if verdict.status != "error":
                 self.record(uri, key, verdict)
