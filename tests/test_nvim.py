@@ -14,6 +14,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "tests" / "nvim" / "check.lua"
+FIX_SCRIPT = ROOT / "tests" / "nvim" / "fix.lua"
 SAMPLE = ROOT / "samples" / "ag001_rnn_hidden_buggy.py"
 WIDE_PREFIX = '_ = "日本😀"; '
 NVIM = shutil.which("nvim")
@@ -21,7 +22,7 @@ NVIM = shutil.which("nvim")
 pytestmark = pytest.mark.skipif(NVIM is None, reason="needs Neovim (apt-get install neovim)")
 
 
-def run_nvim(file: Path, home: Path) -> subprocess.CompletedProcess:
+def run_nvim(file: Path, home: Path, script: Path = SCRIPT) -> subprocess.CompletedProcess:
     env = dict(os.environ)
     # Keep Neovim's state (lsp.log, shada) out of the real home directory.
     for name in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME"):
@@ -31,7 +32,7 @@ def run_nvim(file: Path, home: Path) -> subprocess.CompletedProcess:
     )
     env["AGL_FILE"] = str(file)
     return subprocess.run(
-        [NVIM, "--headless", "--clean", "-n", "-c", f"luafile {SCRIPT}"],
+        [NVIM, "--headless", "--clean", "-n", "-c", f"luafile {script}"],
         capture_output=True,
         text=True,
         timeout=120,
@@ -68,3 +69,20 @@ def test_neovim_shows_the_diagnostic_and_the_hover(tmp_path):
     assert "`hidden` still holds the autograd graph" in hover
     assert "Why not `retain_graph=True`?" in hover
     assert "`hidden = hidden.detach()`" in hover
+
+
+def test_neovim_applies_the_preferred_quick_fix(tmp_path):
+    file = tmp_path / "train.py"
+    file.write_text(SAMPLE.read_text(encoding="utf-8"), encoding="utf-8")
+    run = run_nvim(file, tmp_path, FIX_SCRIPT)
+    assert run.returncode == 0, run.stdout + run.stderr
+    lines = run.stdout.splitlines()
+    assert lines[-1] == "FIXED", run.stdout
+    assert any(line.startswith("TITLE Detach `hidden`") for line in lines), run.stdout
+    fixed = file.read_text(encoding="utf-8")
+    assert "hidden = hidden.detach()" in fixed
+    # the file Neovim wrote is what the fix promised: run it with torch, it must not raise
+    proc = subprocess.run(
+        [sys.executable, str(file)], capture_output=True, text=True, timeout=180, cwd=tmp_path
+    )
+    assert proc.returncode == 0, proc.stderr
