@@ -71,8 +71,6 @@ PARAMETER_METHODS = frozenset({"parameters", "named_parameters"})
 CONTAINER_ADDERS = frozenset({"append", "extend", "insert", "add", "appendleft", "update", "push", "put"})  # fmt: skip
 # The adders that only lists and deques have: safe to trust on an object we did not see built.
 LIST_ADDERS = frozenset({"append", "extend", "insert", "appendleft"})
-# Container methods that read an element out.
-CONTAINER_READERS = frozenset({"pop", "popleft", "get", "values", "items", "copy", "sample_batch"})  # fmt: skip
 
 # Constructors (last dotted part) of torch.distributions objects.
 DISTRIBUTIONS = frozenset(
@@ -118,7 +116,6 @@ NN_NAMESPACES = ("nn.", "torch.nn.")
 OPTIM_NAMESPACES = ("optim.", "torch.optim.")
 NO_GRAD_CONTEXTS = frozenset({"no_grad", "inference_mode"})
 ENABLE_GRAD_CONTEXTS = frozenset({"enable_grad"})
-BACKWARD_FUNCTIONS = frozenset({"backward", "grad"})  # torch.autograd.<name>
 
 # Non-differentiable torch functions (last dotted part).
 CUT_TORCH_FUNCTIONS = frozenset(
@@ -131,6 +128,3 @@ CUT_TORCH_FUNCTIONS = frozenset(
 def last_part(dotted: str) -> str:
     return dotted.rpartition(".")[2]
 
-
-def is_torch_name(dotted: str) -> bool:
-    return dotted.startswith(("torch.", "F.", "nn.", "np.", "numpy."))
