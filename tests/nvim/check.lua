@@ -4,42 +4,17 @@
 -- Prints one `DIAG <line> <col> <severity> <code> <message>` line per diagnostic (0-based
 -- line, byte column as Neovim stores it), then `HOVER <markdown>` for the first AG001,
 -- then `DONE`; exits non-zero when something never arrives.
-local cmd = vim.fn.json_decode(os.getenv("AGL_SERVER_CMD"))
-local file = os.getenv("AGL_FILE")
-local timeout = tonumber(os.getenv("AGL_TIMEOUT_MS") or "30000")
+local here = debug.getinfo(1, "S").source:sub(2):match("(.*/)") or "./"
+local c = dofile(here .. "client.lua")
+local out, finish, timeout = c.out, c.finish, c.timeout
 
-local function out(line)
-  io.stdout:write(line .. "\n")
-end
-
-local function finish(ok, message)
-  if message then
-    out(message)
-  end
-  vim.cmd(ok and "qall!" or "cquit! 1")
-end
-
-vim.cmd("edit " .. vim.fn.fnameescape(file))
-vim.bo.filetype = "python"
-local client_id = vim.lsp.start_client({
-  name = "autograd-lint",
-  cmd = cmd,
-  root_dir = vim.fn.fnamemodify(file, ":p:h"),
-})
+local client_id = c.start()
 if not client_id then
   return finish(false, "FAIL start_client returned nil")
 end
-vim.lsp.buf_attach_client(0, client_id)
+local ag001 = c.ag001
 
-local function ag001()
-  for _, diagnostic in ipairs(vim.diagnostic.get(0)) do
-    if diagnostic.code == "AG001" then
-      return diagnostic
-    end
-  end
-end
-
-if not vim.wait(timeout, function() return ag001() ~= nil end, 50) then
+if not c.wait_for(function() return ag001() ~= nil end) then
   for _, d in ipairs(vim.diagnostic.get(0)) do
     out(("DIAG %d %d %d %s %s"):format(d.lnum, d.col, d.severity, tostring(d.code), d.message))
   end
@@ -62,6 +37,5 @@ if not contents then
 end
 out("HOVER " .. (contents.value or vim.inspect(contents)))
 
-vim.lsp.stop_client(client_id)
-vim.wait(5000, function() return vim.lsp.get_client_by_id(client_id) == nil end, 50)
+c.stop(client_id)
 finish(true, "DONE")

@@ -4,41 +4,18 @@
 -- Waits for the AG001 diagnostic, asks for code actions on it, applies the preferred one
 -- (resolving it first when the server left its edit out), writes the file, waits for the
 -- AG001 diagnostic to go, and prints `TITLE <title>` then `FIXED` (or `FAIL ...`).
-local cmd = vim.fn.json_decode(os.getenv("AGL_SERVER_CMD"))
-local file = os.getenv("AGL_FILE")
-local timeout = tonumber(os.getenv("AGL_TIMEOUT_MS") or "30000")
+local here = debug.getinfo(1, "S").source:sub(2):match("(.*/)") or "./"
+local c = dofile(here .. "client.lua")
+local out, finish, timeout = c.out, c.finish, c.timeout
 
-local function out(line)
-  io.stdout:write(line .. "\n")
-end
-
-local function finish(ok, message)
-  out(message)
-  vim.cmd(ok and "qall!" or "cquit! 1")
-end
-
-vim.cmd("edit " .. vim.fn.fnameescape(file))
-vim.bo.filetype = "python"
-local client_id = vim.lsp.start_client({
-  name = "autograd-lint",
-  cmd = cmd,
-  root_dir = vim.fn.fnamemodify(file, ":p:h"),
-})
+local client_id = c.start()
 if not client_id then
   return finish(false, "FAIL start_client returned nil")
 end
-vim.lsp.buf_attach_client(0, client_id)
 local client = vim.lsp.get_client_by_id(client_id)
+local ag001 = c.ag001
 
-local function ag001()
-  for _, diagnostic in ipairs(vim.diagnostic.get(0)) do
-    if diagnostic.code == "AG001" then
-      return diagnostic
-    end
-  end
-end
-
-if not vim.wait(timeout, function() return ag001() ~= nil end, 50) then
+if not c.wait_for(function() return ag001() ~= nil end) then
   return finish(false, "FAIL no AG001 diagnostic")
 end
 local diagnostic = ag001()
@@ -83,9 +60,8 @@ end
 out("TITLE " .. preferred.title)
 vim.lsp.util.apply_workspace_edit(preferred.edit, client.offset_encoding or "utf-16")
 vim.cmd("write")
-if not vim.wait(timeout, function() return ag001() == nil end, 50) then
+if not c.wait_for(function() return ag001() == nil end) then
   return finish(false, "FAIL AG001 still reported after the fix")
 end
-vim.lsp.stop_client(client_id)
-vim.wait(2000, function() return vim.lsp.get_client_by_id(client_id) == nil end, 50)
+c.stop(client_id)
 finish(true, "FIXED")
