@@ -96,7 +96,8 @@ class CallMixin:
             self.eval_arguments(node)
             self.lifetimes.note_backward(self, receiver.origins)
             return NOTHING
-        if method == "backward" and not node.args:
+        if method == "backward" and (receiver.origins or not node.args):
+            # `loss.backward()`, `y.backward(torch.ones_like(y))`: the receiver is the root.
             self.eval_arguments(node)
             self.backward(node, receiver, node)
             return NOTHING

@@ -73,4 +73,12 @@ loss = model(torch.randn(3, 4)).pow(2).mean()
 loss.backward()
 loss.backward()  # expect: AG002
 """,
+    # A non-scalar root with its gradient given positionally.
+    """
+import torch
+model = torch.nn.Linear(4, 3)
+out = model(torch.randn(2, 4)).tanh()
+out.backward(torch.ones_like(out))
+out.sum().backward()  # expect: AG002
+""",
 ]
