@@ -3,7 +3,6 @@
 import re
 
 import pytest
-
 from autograd_lint.analysis import analyze
 from autograd_lint.rules import RULE_MODULES
 
@@ -15,7 +14,9 @@ def marks(source: str) -> list[tuple[int, str]]:
     for number, line in enumerate(source.split("\n"), start=1):
         match = EXPECT.search(line)
         if match:
-            found.extend((number, code.strip()) for code in match.group(1).split(",") if code.strip())
+            found.extend(
+                (number, code.strip()) for code in match.group(1).split(",") if code.strip()
+            )
     return sorted(found)
 
 
@@ -45,3 +46,53 @@ def test_every_rule_has_examples_and_docs():
     for code, module in RULE_MODULES.items():
         assert module.__doc__ and "Fix" in module.__doc__, code
         assert module.VALID and module.INVALID, code
+
+
+RUNNER = r"""
+import json, sys, traceback
+results = []
+for index, source in enumerate(json.load(sys.stdin)):
+    name = f"<example {index}>"
+    try:
+        exec(compile(source, name, "exec"), {"__name__": "__main__"})
+        results.append({"error": None, "line": None})
+    except Exception as exc:
+        lines = [f.lineno for f in traceback.extract_tb(exc.__traceback__) if f.filename == name]
+        results.append({"error": f"{type(exc).__name__}: {exc}", "line": lines[-1] if lines else None})
+print(json.dumps(results))
+"""
+
+GRAPH_CODES = ("AG001", "AG002", "AG003", "AG004")
+
+
+def test_graph_rule_examples_behave_as_marked_under_torch():
+    """Ground truth for AG001-AG004's own examples: run them all in one torch process."""
+    import json
+    import subprocess
+    import sys
+
+    cases = [
+        (code, kind, source)
+        for code in GRAPH_CODES
+        for kind in ("VALID", "INVALID")
+        for source in getattr(RULE_MODULES[code], kind)
+    ]
+    proc = subprocess.run(
+        [sys.executable, "-c", RUNNER],
+        input=json.dumps([source for _, _, source in cases]),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    results = json.loads(proc.stdout.strip().splitlines()[-1])  # examples may print
+    for (code, kind, source), result in zip(cases, results, strict=True):
+        crashing = [line for line, c in marks(source) if c in ("AG001", "AG002")]
+        if crashing:
+            assert "backward through the graph a second time" in (result["error"] or ""), (
+                code,
+                source,
+            )
+            assert result["line"] == crashing[0], (code, result, source)
+        else:
+            assert result["error"] is None, (code, kind, result, source)
