@@ -38,7 +38,7 @@ def render(code: str) -> str:
     out += [f"{rule.summary}.", ""]
     for name, text in parts.items():
         out += [f"## {name}", ""]
-        out += (["```python", text, "```"] if name == "Example" else [text])
+        out += ["```python", text, "```"] if name == "Example" else [text]
         out.append("")
     for label, examples in (("Flagged", module.INVALID), ("Not flagged", module.VALID)):
         if examples:

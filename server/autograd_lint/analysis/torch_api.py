@@ -127,4 +127,3 @@ CUT_TORCH_FUNCTIONS = frozenset(
 
 def last_part(dotted: str) -> str:
     return dotted.rpartition(".")[2]
-
