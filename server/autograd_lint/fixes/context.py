@@ -104,3 +104,20 @@ def bound_before(doc: Document, name: str, loop: ast.stmt) -> bool:
             for n in ast.walk(top)
         )
     return any(node.lineno < loop.lineno and not is_inside(doc, node, loop) for node in bindings)
+
+
+def detach_name_arguments(doc: Document, plan: Plan, calls, name: str) -> list:
+    """In each call, replace the bare argument `name` by `name.detach()`.
+
+    Returns the calls it changed, or None when an argument cannot be located in the CST.
+    """
+    changed = []
+    for call in calls:
+        for argument in call.args:
+            if isinstance(argument, ast.Name) and argument.id == name:
+                node = doc.cst_expression(argument)
+                if node is None:
+                    return None
+                plan.replace(node, doc.parse_expression(f"{name}.detach()"))
+                changed.append(call)
+    return changed

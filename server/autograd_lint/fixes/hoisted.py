@@ -17,7 +17,7 @@ import libcst as cst
 
 from ..analysis.model import Role
 from .common import names_bound, names_read
-from .context import Candidate, Context, is_inside
+from .context import Candidate, Context, detach_name_arguments, is_inside
 from .infer import dotted
 
 _OPTIMIZERS = frozenset(
@@ -106,15 +106,10 @@ def _detach_in_loop_loss(ctx, loop, statements) -> list[Candidate]:
     (name,) = names
     chain = loss_chain(ctx, call.func.value, loop.lineno, call.lineno)
     plan = ctx.plan()
-    shown = None
-    for use in calls_on(ctx, chain, name):
-        for argument in use.args:
-            if isinstance(argument, ast.Name) and argument.id == name:
-                node = doc.cst_expression(argument)
-                if node is None:
-                    return []
-                plan.replace(node, doc.parse_expression(f"{name}.detach()"))
-                shown = shown or f"{doc.text(use.func)}({name}.detach())"
+    changed = detach_name_arguments(doc, plan, calls_on(ctx, chain, name), name)
+    if changed is None:
+        return []
+    shown = f"{doc.text(changed[0].func)}({name}.detach())" if changed else None
     if shown is None:
         return []
     title = f"Detach `{name}` in the loop's loss: `{shown}`"

@@ -18,7 +18,7 @@ import libcst as cst
 
 from ..analysis.model import Role
 from .common import is_backward_call, names_bound, names_read
-from .context import Candidate, Context
+from .context import Candidate, Context, detach_name_arguments
 from .infer import dotted
 
 
@@ -67,13 +67,8 @@ def _detach_in_first_loss(ctx, first, second) -> list[Candidate]:
     if not targets:
         return []
     plan = ctx.plan()
-    for call in targets:
-        for argument in call.args:
-            if isinstance(argument, ast.Name) and argument.id == shared:
-                node = doc.cst_expression(argument)
-                if node is None:
-                    return []
-                plan.replace(node, doc.parse_expression(f"{shared}.detach()"))
+    if detach_name_arguments(doc, plan, targets, shared) is None:
+        return []
     callee = sorted(common)[0]
     title = f"Detach `{shared}` in the first loss: `{callee}({shared}.detach())`"
     return [ctx.candidate(title, plan, True, "detach-shared")]
