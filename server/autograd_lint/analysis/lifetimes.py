@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from .model import Role
 from .report import RawFinding, RawStep, call_text, names_read_before_written, source_of
-from .values import CONTAINER, Site
+from .values import CONTAINER, LoopPass, Site
 
 
 @dataclass(eq=False)
@@ -213,7 +213,5 @@ class LifetimeTracker:
         return RawFinding("AG004", "retain-unneeded", message, [], record.site, steps)
 
 
-def loop_pass(node, number: int):
-    from .values import LoopPass
-
+def loop_pass(node, number: int) -> LoopPass:
     return LoopPass(node, number)
