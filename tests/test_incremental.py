@@ -130,3 +130,28 @@ def test_pattern_checks_are_cached_per_scope_and_stay_exact():
             lines[index] += rng.choice([" ", "  # c", "(", ""])
         text = "\n".join(lines)
         assert as_tuples(analyze(text, "f.py", cache=cache)) == as_tuples(analyze(text, "f.py"))
+
+
+def test_analysis_leaves_no_reference_cycles():
+    """The language server freezes what an analysis keeps and collects cycles only when
+    the editor is quiet (lsp/collector.py): a replaced block must be freed by reference
+    counting alone, or every edit would keep its old syntax tree alive until then."""
+    import gc
+
+    # Classes with local bases and methods, module state; the inserted lines break
+    # functions in two (syntax errors).
+    source = "\n\n".join(p.read_text() for p in sorted(SAMPLES.glob("*.py")))
+    gc.collect()
+    gc.disable()
+    try:
+        cache = AnalysisCache()
+        analyze(source, "f.py", cache=cache)
+        lines = source.split("\n")
+        for index in range(10, len(lines), len(lines) // 7):
+            lines.insert(index, "x = 1")
+            analyze("\n".join(lines), "f.py", cache=cache)
+        analyze(source, "f.py")  # and without a cache
+        del cache
+        assert gc.collect() == 0
+    finally:
+        gc.enable()

@@ -178,7 +178,10 @@ def _parse_piece(lines: list[str], first: int, last: int, filename: str) -> Bloc
     except (SyntaxError, ValueError, RecursionError, MemoryError) as error:
         if not isinstance(error, SyntaxError):
             error = SyntaxError(f"cannot parse: {type(error).__name__}", (filename, 1, 1, ""))
-        return Block(piece, first + 1, [], 1, error)
+        # The block keeps the error, not its traceback: that holds this frame, whose
+        # locals hold the error (a cycle that would keep every line of the document
+        # alive until the cyclic collector runs).
+        return Block(piece, first + 1, [], 1, error.with_traceback(None))
     return Block(piece, first + 1, list(tree.body), 1, None)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import weakref
 from dataclasses import dataclass, field
 
 from . import torch_api as api
@@ -10,11 +11,21 @@ from .exprs import dotted_name
 from .values import MODULE, OBJECT
 
 
-@dataclass(eq=False)
 class FunctionRef:
-    node: ast.FunctionDef | ast.AsyncFunctionDef
-    block: object
-    owner: ClassInfo | None = None
+    """A function or method definition. A method knows its class weakly: the class holds
+    its methods, and a reference back would make a cycle that keeps a replaced block's
+    syntax tree alive until the cyclic collector runs (the server runs it rarely)."""
+
+    __slots__ = ("node", "block", "_owner")
+
+    def __init__(self, node: ast.FunctionDef | ast.AsyncFunctionDef, block, owner=None):
+        self.node = node
+        self.block = block
+        self._owner = weakref.ref(owner) if owner is not None else None
+
+    @property
+    def owner(self) -> ClassInfo | None:
+        return self._owner() if self._owner is not None else None
 
     @property
     def no_grad(self) -> bool:
@@ -33,15 +44,25 @@ class ClassInfo:
     block: object
     bases: list[str]
     methods: dict[str, FunctionRef] = field(default_factory=dict)
-    registry: dict[str, ClassInfo] = field(default_factory=dict, repr=False)
+    # The file's own classes among `bases`, linked once every class is known (not the
+    # file's class table itself: that holds this class, a cycle again).
+    local_bases: tuple[ClassInfo, ...] = field(default=(), repr=False)
+
+    def link_bases(self, registry: dict[str, ClassInfo]) -> None:
+        found = (registry.get(base) for base in self.bases)
+        self.local_bases = tuple(b for b in found if b is not None and b is not self)
 
     @property
     def is_module(self) -> bool:
+        return self._is_module(set())
+
+    def _is_module(self, seen: set[int]) -> bool:
+        seen.add(id(self))
         for base in self.bases:
             if base.endswith("Module") or api.last_part(base) in ("Module", "LightningModule"):
                 return True
-            local = self.registry.get(base)
-            if local is not None and local is not self and local.is_module:
+        for local in self.local_bases:
+            if id(local) not in seen and local._is_module(seen):
                 return True
         return "forward" in self.methods
 
@@ -50,9 +71,8 @@ class ClassInfo:
         if found is not None:
             return found
         seen = _seen or {id(self)}
-        for base in self.bases:
-            local = self.registry.get(base)
-            if local is not None and id(local) not in seen:
+        for local in self.local_bases:
+            if id(local) not in seen:
                 seen.add(id(local))
                 found = local.find_method(name, seen)
                 if found is not None:
@@ -60,12 +80,16 @@ class ClassInfo:
         return None
 
 
-def make_class_info(node: ast.ClassDef, block, registry: dict) -> ClassInfo:
+def make_class_info(node: ast.ClassDef, block, registry: dict | None = None) -> ClassInfo:
+    """The class's info; its local bases are linked now when `registry` is given (a class
+    met while running code), else by the caller once every top-level class is known."""
     bases = [dotted_name(base) or "" for base in node.bases]
-    info = ClassInfo(node.name, node, block, bases, registry=registry)
+    info = ClassInfo(node.name, node, block, bases)
     for statement in node.body:
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
             info.methods[statement.name] = FunctionRef(statement, block, info)
+    if registry is not None:
+        info.link_bases(registry)
     return info
 
 

@@ -34,6 +34,7 @@ class Program:
         self.definers: dict[str, list[Block]] = {}
         self.module_code: list[tuple[Block, list]] = []
         self.functions: list[FunctionRef] = []
+        defined_classes = []
         for block in self.blocks:
             if any(isinstance(st, DEFINITIONS) for st in block.statements):
                 # Only definitions: module statements are all in every root's key already.
@@ -43,7 +44,8 @@ class Program:
             for statement in block.statements:
                 site = Site(block, statement)
                 if isinstance(statement, ast.ClassDef):
-                    info = make_class_info(statement, block, self.classes)
+                    info = make_class_info(statement, block)
+                    defined_classes.append(info)
                     self.classes[statement.name] = info
                     self.definitions[statement.name] = Binding(Val(frozenset(), CLASS, info), site)
                     self.functions.extend(info.methods.values())
@@ -57,6 +59,8 @@ class Program:
                     code.append(statement)
             if code:
                 self.module_code.append((block, code))
+        for info in defined_classes:  # a class defined twice: both copies
+            info.link_bases(self.classes)
         self._closures: dict[tuple, frozenset] = {}
 
     def bind_import(self, statement, site: Site) -> None:
