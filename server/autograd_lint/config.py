@@ -22,11 +22,6 @@ from pathlib import Path
 
 from .analysis.model import Finding, Severity
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised only on 3.10
-    import tomli as tomllib
-
 SECTION = "autograd-lint"
 SYNTAX_ERROR_CODE = "AG000"
 _CODE_PATTERN = re.compile(r"AG\d{0,3}")
@@ -264,6 +259,11 @@ def find_pyproject(path: Path) -> Path | None:
 
 def read_pyproject(pyproject: Path) -> Settings:
     """Settings from `[tool.autograd-lint]` of one file (defaults when the table is absent)."""
+    # Imported here: tomllib pulls in datetime, a noticeable part of the server's start-up.
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - exercised only on 3.10
+        import tomli as tomllib
     try:
         data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
     except OSError as exc:

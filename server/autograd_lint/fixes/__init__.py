@@ -7,7 +7,16 @@
 Positions follow the analysis model: 1-based lines, 0-based code-point columns.
 """
 
-from .engine import apply_fixes, fix_all, fixes_for
 from .model import Fix, TextEdit
 
 __all__ = ["Fix", "TextEdit", "apply_fixes", "fix_all", "fixes_for"]
+
+
+def __getattr__(name: str):
+    # The rewrites need libcst, whose import costs more than the rest of the language
+    # server's start-up; load it with the first fix asked for.
+    if name in ("apply_fixes", "fix_all", "fixes_for"):
+        from . import engine
+
+        return getattr(engine, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

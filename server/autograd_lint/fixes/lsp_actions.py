@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from lsprotocol import types
 
 from ..analysis.model import Finding, Position
-from .engine import fix_all, fixes_for
 from .model import TextEdit
 from .text import minimal_edits
 
@@ -57,6 +56,14 @@ class DocumentState:
     path: str = "<string>"
 
 
+def _engine():
+    """The rewrite engine, imported with the first code action: it needs libcst, which
+    would otherwise double the language server's start-up time."""
+    from . import engine
+
+    return engine
+
+
 def options() -> types.CodeActionOptions:
     return types.CodeActionOptions(code_action_kinds=KINDS, resolve_provider=True)
 
@@ -85,7 +92,7 @@ def code_actions(
             if not _overlaps(finding, start, end):
                 continue
             diagnostic = state.diagnostics[index] if index < len(state.diagnostics) else None
-            for fix in fixes_for(state.source, finding):
+            for fix in _engine().fixes_for(state.source, finding):
                 action = types.CodeAction(
                     title=fix.title,
                     kind=types.CodeActionKind.QuickFix,
@@ -131,7 +138,7 @@ def resolve(
     index = data.get("index")
     if not isinstance(index, int) or not 0 <= index < len(state.findings):
         return action
-    for fix in fixes_for(state.source, state.findings[index]):
+    for fix in _engine().fixes_for(state.source, state.findings[index]):
         if fix.title == data.get("title"):
             action.edit = workspace_edit(state, fix.edits, support)
             break
@@ -139,7 +146,7 @@ def resolve(
 
 
 def _fix_all_edit(state: DocumentState, support: EditorSupport) -> types.WorkspaceEdit | None:
-    new, applied, _ = fix_all(
+    new, applied, _ = _engine().fix_all(
         state.source, list(state.findings), path=state.path, analyzer=state.analyzer
     )
     if not applied:
