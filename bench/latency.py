@@ -102,8 +102,15 @@ class Client:
 
     @classmethod
     async def start(cls) -> Client:
+        # As an editor starts it: with bytecode caching on, whatever this shell says (the
+        # first of the --starts runs writes the .pyc files the others read).
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
         process = await asyncio.create_subprocess_exec(
-            *SERVER, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, limit=2**26
+            *SERVER,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            limit=2**26,
+            env=env,
         )
         return cls(process)
 

@@ -12,7 +12,7 @@ import pytest
 from autograd_lint.analysis import analyze
 from autograd_lint.lsp.confirm import CONFIRM_COMMAND, Confirmations, verdict_key
 from autograd_lint.lsp.convert import LineIndex, to_diagnostic
-from autograd_lint.lsp.documents import Document, split_lines
+from autograd_lint.lsp.documents import Document
 from autograd_lint.lsp.settings import ClientSettings
 from autograd_lint.runtime.verdict import RuntimeVerdict
 from lsp_helpers import CLIENTS, SAMPLES, TIMEOUT, Editor, eventually, start
@@ -174,9 +174,7 @@ def test_not_reproduced_downgrades_to_information():
     # In-process: no script here reports "not reproduced" for a real finding it flags.
 
     text = SAMPLE.read_text(encoding="utf-8")
-    document = Document(
-        uri=SAMPLE.as_uri(), language_id="python", version=1, lines=split_lines(text)
-    )
+    document = Document(uri=SAMPLE.as_uri(), language_id="python", version=1, text=text)
     findings = analyze(text, str(SAMPLE))
     lines = LineIndex(document.lines, "utf-16")
     diagnostics = [

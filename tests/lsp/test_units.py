@@ -35,7 +35,7 @@ def test_incremental_edits_match_a_reference(encoding):
     rng = random.Random(7)
     for _ in range(500):
         text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 25)))
-        document = Document("file:///x.py", "python", 1, split_lines(text))
+        document = Document("file:///x.py", "python", 1, text)
         for _ in range(6):
             lines = list(document.lines)
             start = types.Position(rng.randint(0, len(lines)), rng.randint(0, 8))
@@ -93,7 +93,7 @@ def test_an_internal_analysis_error_is_logged_and_keeps_the_diagnostics(monkeypa
     handler = server_module._ForwardErrors(server)
     logging.getLogger("autograd_lint").addHandler(handler)
     try:
-        document = Document("file:///w/a.py", "python", 1, split_lines("def f(:\n    pass\n"))
+        document = Document("file:///w/a.py", "python", 1, "def f(:\n    pass\n")
         server.analyse(document)
         assert [d.code for d in document.diagnostics] == ["AG000"]
         good_result = document.result_id
@@ -102,8 +102,8 @@ def test_an_internal_analysis_error_is_logged_and_keeps_the_diagnostics(monkeypa
             raise RuntimeError("engine bug")
 
         monkeypatch.setattr("autograd_lint.checker.analyze", broken)
-        document.lines, document.version = split_lines("def g(:\n    pass\n"), 2
-        document._source = None
+        document.set_text("def g(:\n    pass\n")
+        document.version = 2
         server.analyse(document)
     finally:
         logging.getLogger("autograd_lint").removeHandler(handler)
@@ -113,19 +113,32 @@ def test_an_internal_analysis_error_is_logged_and_keeps_the_diagnostics(monkeypa
     assert any("engine bug" in message for message in errors)
 
 
-def test_only_the_recently_analysed_documents_keep_the_engine_cache():
+def test_only_the_recently_analysed_documents_keep_the_engine_cache(monkeypatch):
+    monkeypatch.setattr(server_module, "CACHED_LINES", 9)  # three documents of three lines
     server = server_module.AutogradLintServer()
     documents = [
-        Document(f"file:///w/{n}.py", "python", 1, split_lines(f"def f{n}(:\n    pass\n"))
-        for n in range(server_module.CACHED_DOCUMENTS + 2)
+        Document(f"file:///w/{n}.py", "python", 1, f"def f{n}(:\n    pass\n") for n in range(5)
     ]
     for document in documents:
         server.analyse(document)
     kept = [d.cache is not None for d in documents]
-    assert kept == [False, False] + [True] * server_module.CACHED_DOCUMENTS
+    assert kept == [False, False, True, True, True]
+    # The others keep their text as one string, and their findings.
+    assert [d._lines is None for d in documents] == [True, True, False, False, False]
+    assert [d.diagnostics is None for d in documents] == [True, True, False, False, False]
+    assert [server.diagnostics_of(d)[0].code for d in documents] == ["AG000"] * 5
     # A document whose cache was dropped is analysed from scratch on its next change.
     oldest = documents[0]
-    oldest.lines, oldest.version = split_lines("def f0():\n    pass\n"), 2
+    oldest.set_text("def f0():\n    pass\n")
+    oldest.version = 2
     server.analyse(oldest)
     assert oldest.diagnostics == [] and oldest.cache is not None
     assert documents[2].cache is None  # now the least recently analysed
+
+
+def test_the_latest_document_keeps_its_cache_whatever_its_size(monkeypatch):
+    monkeypatch.setattr(server_module, "CACHED_LINES", 1)
+    server = server_module.AutogradLintServer()
+    document = Document("file:///w/big.py", "python", 1, "x = 1\n" * 50)
+    server.analyse(document)
+    assert document.cache is not None

@@ -206,7 +206,7 @@ async def _analysed_state(ls, uri: str | None) -> DocumentState | None:
         source=document.source,
         findings=list(document.findings),
         lines=document.line_index(ls.encoding),
-        diagnostics=list(document.diagnostics),
+        diagnostics=list(ls.diagnostics_of(document)),
         analyzer=analyzer,
         path=document.path,
     )

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import re
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
@@ -51,10 +51,14 @@ def uri_to_path(uri: str) -> str:
 
 @dataclass
 class Document:
+    """An open document. Its text is kept as lines while it is being edited (changes
+    patch a few of them) and as one string otherwise, which takes less than half the
+    memory; either form is made from the other when asked for."""
+
     uri: str
     language_id: str
     version: int | None
-    lines: list[str]
+    text: InitVar[str]
     path: str = ""
     # The engine's per-document cache (see autograd_lint.analysis.AnalysisCache).
     cache: object = None
@@ -62,9 +66,12 @@ class Document:
     # imported module changed (editors always send a version).
     analysed_version: int | None = None
     findings: list[Finding] = field(default_factory=list)
-    diagnostics: list[types.Diagnostic] = field(default_factory=list)
+    # None for a document not edited lately: see AutogradLintServer.diagnostics_of.
+    diagnostics: list[types.Diagnostic] | None = field(default_factory=list)
     # (index, finding, its lines' text) -> diagnostic, from the last analysis.
     converted: dict = field(default_factory=dict)
+    # id(diagnostic) -> (diagnostic, its JSON text), from the last publish.
+    diagnostics_json: dict = field(default_factory=dict)
     # Changes only when the diagnostics do, so pull clients get "unchanged" reports.
     result_id: str = ""
     pending: asyncio.Task | None = None
@@ -73,17 +80,26 @@ class Document:
     settings: object = None
     # The project (autograd_lint.workspace.Workspace) that resolves its imports.
     project: object = None
-    _source: str | None = None
+    _source: str | None = field(default=None, init=False, repr=False)
+    _lines: list[str] | None = field(default=None, init=False, repr=False)
 
-    def __post_init__(self):
+    def __post_init__(self, text: str):
+        self._source = text
         if not self.path:
             self.path = uri_to_path(self.uri)
 
     @property
     def source(self) -> str:
         if self._source is None:
-            self._source = "".join(self.lines)
+            self._source = "".join(self._lines)
         return self._source
+
+    @property
+    def lines(self) -> list[str]:
+        """Lines with their terminators (LSP's line breaks: \\n, \\r\\n, \\r)."""
+        if self._lines is None:
+            self._lines = split_lines(self._source)
+        return self._lines
 
     @functools.cached_property
     def resolved_path(self) -> str:
@@ -102,45 +118,55 @@ class Document:
         return self.language_id == "python"
 
     def release_source(self) -> None:
-        """Drop the joined text (the lines stay): only the next analysis needs it again."""
-        self._source = None
+        """Drop the joined text when the lines are there: only the next analysis needs it."""
+        if self._lines is not None:
+            self._source = None
+
+    def set_text(self, text: str) -> None:
+        self._source, self._lines = text, None
+
+    def compact(self) -> None:
+        """Keep the text as one string (a document not being edited)."""
+        self._source = self.source
+        self._lines = None
 
     def line_index(self, encoding: str) -> LineIndex:
         return LineIndex(self.lines, encoding)
 
     def apply_change(self, change, encoding: str) -> None:
-        self._source = None
         if not isinstance(change, types.TextDocumentContentChangePartial):
-            self.lines = split_lines(change.text)
+            self.set_text(change.text)
             return
+        lines = self.lines
+        self._source = None
         start, end = change.range.start, change.range.end
         if (end.line, end.character) < (start.line, start.character):
             start, end = end, start
-        last = len(self.lines) - 1
+        last = len(lines) - 1
         start_line, end_line = min(start.line, last), min(end.line, last)
         past_end = 10**9  # a position below the last line means the end of the document
         start_col = _column(
-            self.lines[start_line], start.character if start.line <= last else past_end, encoding
+            lines[start_line], start.character if start.line <= last else past_end, encoding
         )
         end_col = _column(
-            self.lines[end_line], end.character if end.line <= last else past_end, encoding
+            lines[end_line], end.character if end.line <= last else past_end, encoding
         )
         # Re-split one line more on each side: an edit next to a lone \r can join it with a
         # \n into one line break (or split a \r\n pair into two).
         low, high = max(start_line - 1, 0), min(end_line + 1, last)
         text = (
-            "".join(self.lines[low:start_line])
-            + self.lines[start_line][:start_col]
+            "".join(lines[low:start_line])
+            + lines[start_line][:start_col]
             + change.text
-            + self.lines[end_line][end_col:]
-            + "".join(self.lines[end_line + 1 : high + 1])
+            + lines[end_line][end_col:]
+            + "".join(lines[end_line + 1 : high + 1])
         )
         replacement = split_lines(text)
         if high < last:
             # `text` ends with the terminator of lines[high]: the empty line split_lines
             # puts after it is not there.
             replacement.pop()
-        self.lines[low : high + 1] = replacement
+        lines[low : high + 1] = replacement
 
 
 def _column(line: str, units: int, encoding: str) -> int:
@@ -158,7 +184,7 @@ class DocumentStore:
             uri=item.uri,
             language_id=item.language_id or "",
             version=item.version,
-            lines=split_lines(item.text or ""),
+            text=item.text or "",
         )
         self._documents[item.uri] = document
         return document

@@ -173,7 +173,7 @@ async def pull_diagnostics(ls, params: types.DocumentDiagnosticParams):
     if params.previous_result_id == document.result_id:
         return types.RelatedUnchangedDocumentDiagnosticReport(result_id=document.result_id)
     return types.RelatedFullDocumentDiagnosticReport(
-        items=document.diagnostics, result_id=document.result_id
+        items=ls.diagnostics_of(document), result_id=document.result_id
     )
 
 

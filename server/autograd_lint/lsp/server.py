@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import functools
 import itertools
+import json
 import logging
 import sys
 import threading
@@ -29,6 +30,7 @@ from pygls.protocol.language_server import lsp_method
 from .. import __version__
 from ..checker import check_source
 from ..workspace import Workspace, find_root
+from .collector import Collector
 from .convert import LineIndex, choose_position_encoding, to_diagnostic
 from .documents import Document, DocumentStore, split_lines
 from .settings import (
@@ -46,10 +48,11 @@ except ImportError:  # not re-exported yet
 
 # Changes closer together than this are a burst: wait this long after the last one.
 DEBOUNCE_SECONDS = 0.05
-# The engine's cache of a 5,000-line file takes about 10 MB; keep it for the documents
-# analysed most recently (the ones being edited), and rebuild it for any other on its
+# The engine's cache of a 5,000-line file takes about 18 MB (mostly syntax trees): keep
+# it for the documents analysed most recently (the ones being edited) up to this many
+# lines in all, the latest one whatever its size; any other is analysed afresh on its
 # next change.
-CACHED_DOCUMENTS = 3
+CACHED_LINES = 12_000
 CONFIGURATION_TIMEOUT_SECONDS = 5.0
 _LOG_TYPES = {
     "error": types.MessageType.Error,
@@ -84,6 +87,23 @@ class AutogradLintProtocol(LanguageServerProtocol):
     def lsp_text_document__did_close(self, params):
         yield self.fm.features[types.TEXT_DOCUMENT_DID_CLOSE], (params,), None
 
+    def to_json(self, value) -> str:
+        """An lsprotocol value as JSON text, as pygls would send it."""
+        return json.dumps(self._converter.unstructure(value))
+
+    def notify_json(self, method: str, params_json: str) -> None:
+        """A notification whose params are JSON text already (written as pygls'
+        `_send_data` writes messages: ASCII JSON, so characters count bytes)."""
+        if self.writer is None:
+            return
+        body = f'{{"method": {json.dumps(method)}, "params": {params_json}, "jsonrpc": "2.0"}}'
+        if self._include_headers:
+            body = (
+                f"Content-Length: {len(body)}\r\n"
+                f"Content-Type: {self.CONTENT_TYPE}; charset={self.CHARSET}\r\n\r\n{body}"
+            )
+        self.writer.write(body.encode(self.CHARSET))
+
 
 class AutogradLintServer(LanguageServer):
     def __init__(self):
@@ -114,6 +134,7 @@ class AutogradLintServer(LanguageServer):
         self._analysis_errors: list[str] = []
         # Runtime verdicts shown on the diagnostics (confirm.Confirmations), once registered.
         self.confirmations = None
+        self.collector = Collector()
 
     # -- logging ----------------------------------------------------------------------
 
@@ -213,6 +234,10 @@ class AutogradLintServer(LanguageServer):
         """Bring the document's findings and diagnostics up to its current version."""
         if not document.is_stale:
             return
+        with self.collector.analysing():
+            self._analyse(document)
+
+    def _analyse(self, document: Document) -> None:
         if document.pending is not None:
             document.pending.cancel()
             document.pending = None
@@ -239,6 +264,18 @@ class AutogradLintServer(LanguageServer):
                 # Keep what the last good analysis showed rather than clearing it.
                 document.analysed_version = document.version
                 return
+        diagnostics = self._diagnostics(document, findings)
+        if diagnostics != document.diagnostics or not document.result_id:
+            document.result_id = str(next(self._result_ids))
+        document.findings, document.diagnostics = findings, diagnostics
+        document.analysed_version = document.version
+        self.log(
+            f"analysed {document.path} v{document.version}: {len(findings)} finding(s) in "
+            f"{(time.perf_counter() - started) * 1000:.1f} ms",
+            "verbose",
+        )
+
+    def _diagnostics(self, document: Document, findings) -> list[types.Diagnostic]:
         lines = document.line_index(self.encoding)
         # An edit inside one function leaves the other findings as they were: reuse their
         # diagnostics (their lines' text is in the key, as it decides the columns).
@@ -258,15 +295,17 @@ class AutogradLintServer(LanguageServer):
         if self.confirmations is not None:
             diagnostics = self.confirmations.decorate(document, findings, lines, diagnostics)
         document.converted = converted
-        if diagnostics != document.diagnostics or not document.result_id:
-            document.result_id = str(next(self._result_ids))
-        document.findings, document.diagnostics = findings, diagnostics
-        document.analysed_version = document.version
-        self.log(
-            f"analysed {document.path} v{document.version}: {len(findings)} finding(s) in "
-            f"{(time.perf_counter() - started) * 1000:.1f} ms",
-            "verbose",
-        )
+        return diagnostics
+
+    def diagnostics_of(self, document: Document) -> list[types.Diagnostic]:
+        """The document's diagnostics (analyse it first). A document not edited lately
+        keeps only its findings, and gets its diagnostics back from them here."""
+        if document.diagnostics is None:
+            document.diagnostics = self._diagnostics(document, document.findings)
+            if document.uri not in self._cached:
+                document.converted = {}
+                document.compact()
+        return document.diagnostics
 
     # -- across files -------------------------------------------------------------------
 
@@ -317,9 +356,18 @@ class AutogradLintServer(LanguageServer):
             document.cache = AnalysisCache()
         self._cached[document.uri] = document
         self._cached.move_to_end(document.uri)
-        while len(self._cached) > CACHED_DOCUMENTS:
-            _, oldest = self._cached.popitem(last=False)
-            oldest.cache = None
+        budget = CACHED_LINES - len(document.lines)
+        for other in reversed(list(self._cached.values())[:-1]):
+            budget -= len(other.lines)
+            if budget < 0:
+                del self._cached[other.uri]
+                # What makes the next analysis and publish of a document cheap is worth
+                # its memory only for the few being edited.
+                other.cache = None
+                other.converted = {}
+                other.diagnostics_json = {}
+                other.diagnostics = None  # rebuilt from the findings when asked for
+                other.compact()
         return document.cache
 
     def forget(self, document: Document) -> None:
@@ -330,10 +378,21 @@ class AutogradLintServer(LanguageServer):
             del self._cached[document.uri]
 
     def publish(self, document: Document) -> None:
-        self.text_document_publish_diagnostics(
-            types.PublishDiagnosticsParams(
-                uri=document.uri, diagnostics=document.diagnostics, version=document.version
-            )
+        # An edit changes few diagnostics: each one's JSON is kept from the last publish
+        # (serializing ~100 diagnostics with their evidence took longer than analysing
+        # the edit).
+        previous, current, parts = document.diagnostics_json, {}, []
+        for diagnostic in self.diagnostics_of(document):
+            text = previous.get(id(diagnostic), (None, ""))
+            if text[0] is not diagnostic:
+                text = (diagnostic, self.protocol.to_json(diagnostic))
+            current[id(diagnostic)] = text
+            parts.append(text[1])
+        document.diagnostics_json = current
+        version = "" if document.version is None else f', "version": {int(document.version)}'
+        self.protocol.notify_json(
+            types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS,
+            f'{{"uri": {json.dumps(document.uri)}{version}, "diagnostics": [{", ".join(parts)}]}}',
         )
 
     def on_analysis_error(self, message: str) -> None:
@@ -371,6 +430,7 @@ def create_server() -> AutogradLintServer:
 def main(args=None) -> int:
     """Entry point of `autograd-lint lsp`: stdio, or TCP when `args.tcp` is given."""
     server = create_server()
+    server.collector.freeze_startup()
     handler = _ForwardErrors(server)
     logging.getLogger("autograd_lint").addHandler(handler)
     tcp = getattr(args, "tcp", None)  # (host, port) from the CLI, or "HOST:PORT"
