@@ -16,7 +16,6 @@ from pathlib import Path
 from . import __version__
 from .checker import check_path, check_source, iter_python_files
 from .config import ConfigError, Settings, find_pyproject, parse_codes, read_pyproject
-from .fixes.cli_support import FixSession
 from .output import FORMATS, Report
 from .rules import RULES
 from .runtime.cli_options import add_cli_arguments as add_runtime_arguments
@@ -127,7 +126,11 @@ def run_check(args: argparse.Namespace) -> int:
         return _usage_error(f"config file not found: {args.config}")
 
     settings_of = _SettingsResolver(args)
-    fixes = FixSession(write=args.fix) if args.fix or args.diff else None
+    fixes = None
+    if args.fix or args.diff:
+        from .fixes.cli_support import FixSession  # libcst: slow to import, only for fixes
+
+        fixes = FixSession(write=args.fix)
     findings = []
     seen: set[Path] = set()
     workspaces: dict[Path, Workspace] = {}
