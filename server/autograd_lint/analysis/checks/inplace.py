@@ -12,7 +12,6 @@ operand known to require grad, and the backward must be reached from the saving 
 from __future__ import annotations
 
 import ast
-import re
 from dataclasses import replace
 from itertools import count
 
@@ -21,6 +20,7 @@ from ..model import Role, Severity
 from . import inplace_table as table
 from .inplace_exprs import ExpressionMixin
 from .inplace_values import NO, YES, Saved, State, Val, join
+from .optimizer_text import constructed_optimizers
 from .scopes import (
     FUNCTIONS,
     Scope,
@@ -39,21 +39,14 @@ ERROR_TEXT = (
 )
 
 
-_OPTIMIZER_CLASSES = "|".join(sorted(api.OPTIMIZER_CLASSES))
-# `opt_d = torch.optim.Adam(disc.parameters(), ...)`: which model's weights a step updates.
-OPTIMIZER_OF_MODEL = re.compile(
-    rf"([A-Za-z_][\w.]*)\s*(?::[^=\n]+)?=\s*(?:[\w.]*\.)?(?:{_OPTIMIZER_CLASSES})\("
-    rf"\s*(?:params\s*=\s*)?(?:list\(\s*)?([A-Za-z_][\w.]*)\.parameters\(\)"
-)
-
-
 def optimized_models(blocks) -> dict[str, frozenset[str]]:
     """Optimizer name -> names of the models whose parameters it steps (last parts)."""
     found: dict[str, set[str]] = {}
     for block in blocks:
         if block.error is None and "parameters()" in block.text:
-            for match in OPTIMIZER_OF_MODEL.finditer(block.text):
-                found.setdefault(last_part(match[1]), set()).add(last_part(match[2]))
+            for name, model in constructed_optimizers(block.text):
+                if model is not None:
+                    found.setdefault(last_part(name), set()).add(last_part(model))
     return {name: frozenset(models) for name, models in found.items()}
 
 

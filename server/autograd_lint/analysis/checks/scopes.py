@@ -97,6 +97,11 @@ def _collect_definitions(block, node, owner, wanted, scopes) -> None:
             _collect_definitions(block, inner, None, wanted, scopes)
 
 
+# Where statements hold statements; definitions are statements, so the walk for them
+# need not enter expressions (most of a function's nodes).
+_STATEMENT_FIELDS = ("body", "orelse", "finalbody", "handlers", "cases")
+
+
 def _nested_definitions(statement: ast.stmt):
     """Functions and classes defined inside a function body (not inside those)."""
     todo = [statement]
@@ -105,7 +110,8 @@ def _nested_definitions(statement: ast.stmt):
         if isinstance(node, (*FUNCTIONS, ast.ClassDef)):
             yield node
             continue
-        todo.extend(ast.iter_child_nodes(node))
+        for name in _STATEMENT_FIELDS:
+            todo.extend(getattr(node, name, None) or ())
 
 
 def step(block: Block, node: ast.AST, message: str, role: Role = Role.NOTE, name=None) -> Step:

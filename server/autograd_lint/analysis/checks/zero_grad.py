@@ -18,8 +18,8 @@ import ast
 import re
 from dataclasses import dataclass, replace
 
-from .. import torch_api as api
 from ..model import Role, Severity
+from .optimizer_text import constructed_optimizers
 from .scopes import FUNCTIONS, LOOPS, Scope, dotted_name, finding, last_part, short, step
 
 CODE = "AG005"
@@ -28,14 +28,6 @@ CLEARING_NAME = re.compile(r"zero_grad|(zero|clear|reset)_?grad|grad_?(zero|clea
 CLEARS_TEXT = re.compile(
     r"zero_grad|\.grad\s*=|\.grad(\.data)?\.(zero_|fill_|mul_)|del\s+\S+\.grad"
 )
-_OPTIMIZER_CLASSES = "|".join(sorted(api.OPTIMIZER_CLASSES))
-CONSTRUCTED_OPTIMIZER = re.compile(
-    rf"([A-Za-z_][\w.]*)\s*(?::[^=\n]+)?=\s*(?:[\w.]*\.)?(?:{_OPTIMIZER_CLASSES})\("
-)
-
-
-# A cheap first look: the full pattern above backtracks on long lines.
-OPTIMIZER_CALL = re.compile(rf"\b(?:{_OPTIMIZER_CLASSES})\(")
 
 
 def wanted(text: str) -> bool:
@@ -56,8 +48,7 @@ def file_facts(blocks) -> FileFacts:
         if block.error is not None:
             continue
         text = block.text
-        if "(" in text and OPTIMIZER_CALL.search(text):
-            optimizers.update(last_part(m.group(1)) for m in CONSTRUCTED_OPTIMIZER.finditer(text))
+        optimizers.update(last_part(name) for name, _ in constructed_optimizers(text))
         if CLEARS_TEXT.search(text):
             clearing.update(f.name for f in _definitions(block.statements) if _clears(f))
     return FileFacts(frozenset(optimizers), frozenset(clearing))
