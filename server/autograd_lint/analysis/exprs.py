@@ -38,6 +38,24 @@ def dotted_name(node: ast.AST) -> str | None:
     return None
 
 
+def walk(root: ast.AST) -> list[ast.AST]:
+    """Every node under `root` (itself first) in `ast.walk`'s order. A list built in one
+    loop: `ast.walk` nests two generators per node, and the checkers walk every statement
+    of a training file."""
+    nodes = [root]
+    index = 0
+    while index < len(nodes):
+        node = nodes[index]
+        index += 1
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if value.__class__ is list:
+                nodes.extend([item for item in value if isinstance(item, ast.AST)])
+            elif isinstance(value, ast.AST):
+                nodes.append(value)
+    return nodes
+
+
 class ExpressionMixin:
     """Evaluates expressions against `self.state`; needs the interpreter's helpers."""
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
+from .exprs import walk
 from .model import Role
 from .values import Origin, Site
 
@@ -82,7 +83,7 @@ def names_read_before_written(loop_body: list[ast.stmt]) -> set[str]:
     """Names the loop body reads before it assigns them: the ones that carry state."""
     first_use: dict[str, tuple[tuple[int, int], bool]] = {}
     for statement in loop_body:
-        for node in ast.walk(statement):
+        for node in walk(statement):
             if isinstance(node, ast.Name):
                 position = (node.lineno, node.col_offset)
                 is_load = isinstance(node.ctx, ast.Load)
@@ -309,5 +310,5 @@ def _is_accumulation(node: ast.AST, name: str) -> bool:
     if isinstance(node, ast.AugAssign):
         return True
     if isinstance(node, ast.Assign) and isinstance(node.value, ast.BinOp):
-        return any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(node.value))
+        return any(isinstance(n, ast.Name) and n.id == name for n in walk(node.value))
     return False

@@ -6,7 +6,7 @@ import ast
 
 from . import torch_api as api
 from .calls import literal_keyword
-from .exprs import dotted_name
+from .exprs import dotted_name, walk
 
 
 def has_backward(statements) -> bool:
@@ -23,7 +23,7 @@ def _statement_has_backward(statement) -> bool:
 
 
 def _walk_for_backward(statement) -> bool:
-    for node in ast.walk(statement):
+    for node in walk(statement):
         if (
             isinstance(node, ast.Call)
             and isinstance(node.func, ast.Attribute)

@@ -20,6 +20,7 @@ import copy
 import re
 
 from .. import torch_api as api
+from ..exprs import walk
 from ..model import Role, Severity
 from . import inplace_table as table
 from .scopes import (
@@ -151,7 +152,7 @@ class DataChecker:
             self.report_write(data, at, statement)
         if writes or not self.training:
             return
-        for node in ast.walk(root):
+        for node in walk(root):
             if (
                 isinstance(node, ast.Attribute)
                 and node.attr == "data"
@@ -162,7 +163,7 @@ class DataChecker:
 
     def writes(self, root: ast.AST):
         """(the `x.data` node, the writing node) for each write through `.data`."""
-        for node in ast.walk(root):
+        for node in walk(root):
             if isinstance(node, (ast.Assign, ast.AugAssign)):
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                 for target in targets:

@@ -12,10 +12,10 @@ operand known to require grad, and the backward must be reached from the saving 
 from __future__ import annotations
 
 import ast
-from dataclasses import replace
 from itertools import count
 
 from .. import torch_api as api
+from ..exprs import walk
 from ..model import Role, Severity
 from . import inplace_table as table
 from .inplace_exprs import ExpressionMixin
@@ -58,7 +58,7 @@ def submodule_assignments(owner: ast.ClassDef) -> list:
         for method in owner.body:
             if not isinstance(method, FUNCTIONS):
                 continue
-            for node in ast.walk(method):
+            for node in walk(method):
                 if not (isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)):
                     continue
                 target = dotted_name(node.targets[0]) or ""
@@ -140,7 +140,7 @@ class InplaceChecker(ExpressionMixin):
         current = self.ev(target)
         if current.tensor and isinstance(node.op, INPLACE_AUG):
             self.modified(current, node, short(target))
-            self.bind(target, replace(current, deps=current.deps | right.deps))
+            self.bind(target, current.with_deps(current.deps | right.deps))
         else:
             self.bind(target, self.arith(node.op, current, right, node))
 
@@ -222,7 +222,7 @@ class InplaceChecker(ExpressionMixin):
                 del self.state.env[stale]
 
     def fresh(self, value: Val) -> Val:
-        return replace(value, storage=frozenset({next(self.ids)}))
+        return value.with_storage(frozenset({next(self.ids)}))
 
     def element_of(self, iterable: ast.AST) -> Val:
         func = iterable.func if isinstance(iterable, ast.Call) else None
@@ -254,7 +254,7 @@ class InplaceChecker(ExpressionMixin):
                 saved.append((second, f"`{short(second_node)}`"))
         if not saved:
             return result
-        return replace(result, deps=deps | {self.record(node, saved)})
+        return result.with_deps(deps | {self.record(node, saved)})
 
     def record(self, node: ast.AST, saved: list[tuple[Val, str]]) -> int:
         """A new saving op; returns its id for the histories of the values it makes."""
@@ -275,7 +275,7 @@ class InplaceChecker(ExpressionMixin):
         info = table.BY_NAME.get(op_name)
         if info is None or not info.output or self.no_grad or value.grad != YES:
             return value
-        return replace(value, deps=value.deps | {self.record(node, [(value, "its result")])})
+        return value.with_deps(value.deps | {self.record(node, [(value, "its result")])})
 
     def modified(self, value: Val, node: ast.AST, label: str) -> None:
         for storage in value.storage:

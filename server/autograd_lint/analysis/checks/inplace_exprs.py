@@ -234,7 +234,7 @@ class ExpressionMixin:
         if self.no_grad or not any(v.grad == YES for v, _ in operands):
             return result
         weights = Val(storage=frozenset({self.weights_of(model)}))
-        return replace(result, deps=deps | {self.record(node, [(weights, f"`{model}`'s weights")])})
+        return result.with_deps(deps | {self.record(node, [(weights, f"`{model}`'s weights")])})
 
     def optimizer_step(self, node, models) -> Val:
         for model in sorted(models):

@@ -23,6 +23,13 @@ class Val:
     module: str | None = None  # "inplace:ReLU", "model", or an op name for nn.Sigmoid() & co.
     items: tuple | None = None  # elements of a tuple/list literal
 
+    # The checker makes thousands of these per file; `dataclasses.replace` is slow.
+    def with_storage(self, storage: frozenset) -> Val:
+        return Val(self.tensor, self.grad, storage, self.deps, self.module, self.items)
+
+    def with_deps(self, deps: frozenset) -> Val:
+        return Val(self.tensor, self.grad, self.storage, deps, self.module, self.items)
+
 
 CONST = Val(grad=NO)
 

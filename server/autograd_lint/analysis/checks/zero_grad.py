@@ -18,6 +18,7 @@ import ast
 import re
 from dataclasses import dataclass, replace
 
+from ..exprs import walk
 from ..model import Role, Severity
 from .optimizer_text import constructed_optimizers
 from .scopes import FUNCTIONS, LOOPS, Scope, dotted_name, finding, last_part, short, step
@@ -66,7 +67,7 @@ def _definitions(statements):
 
 
 def _clears(function: ast.AST) -> bool:
-    for node in ast.walk(function):
+    for node in walk(function):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             if node.func.attr == "zero_grad" or _clears_grad_tensor(node):
                 return True
@@ -153,7 +154,7 @@ class EventCollector:
             self.expression(node, frames, group)
 
     def expression(self, root: ast.AST, frames, group) -> None:
-        for node in ast.walk(root):
+        for node in walk(root):
             if isinstance(node, ast.Call):
                 self.call(node, frames, group)
             elif isinstance(node, (ast.Assign, ast.Delete)) and _assigns_grad(node):
