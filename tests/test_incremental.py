@@ -155,3 +155,32 @@ def test_analysis_leaves_no_reference_cycles():
         assert gc.collect() == 0
     finally:
         gc.enable()
+
+
+CLEARED_BY_A_HELPER = """import torch
+
+
+def reset(optimizer):
+    optimizer.zero_grad()
+
+
+def train(model, batches):
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    for x, y in batches:
+        reset(optimizer)
+        loss = (model(x) - y).pow(2).mean()
+        loss.backward()
+        optimizer.step()
+"""
+
+
+def test_a_helper_that_stops_clearing_rechecks_its_callers():
+    cache = AnalysisCache()
+    assert [f.code for f in analyze(CLEARED_BY_A_HELPER, "f.py", cache=cache)] == []
+    # The helper still mentions zero_grad, but no longer calls it.
+    edited = CLEARED_BY_A_HELPER.replace(
+        "    optimizer.zero_grad()", "    pass  # optimizer.zero_grad() moved"
+    )
+    cached = analyze(edited, "f.py", cache=cache)
+    assert as_tuples(cached) == as_tuples(analyze(edited, "f.py"))
+    assert [f.code for f in cached] == ["AG005"]

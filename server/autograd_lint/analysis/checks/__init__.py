@@ -103,10 +103,7 @@ class _PerBlock:
 
     def facts(self, blocks: list[Block]) -> zero_grad.FileFacts:
         parts = [self.part("facts", b, lambda b=b: zero_grad.file_facts([b])) for b in blocks]
-        return zero_grad.FileFacts(
-            frozenset().union(*(p.optimizers for p in parts)),
-            frozenset().union(*(p.clearing_functions for p in parts)),
-        )
+        return zero_grad.FileFacts.merge(parts)
 
     def optimizers(self, blocks: list[Block]) -> dict:
         merged: dict[str, frozenset] = {}
@@ -134,7 +131,7 @@ def _relevant(text: str, facts, optimizers) -> tuple:
         names = _NAMES[text] = frozenset(IDENTIFIER.findall(text))
     seen_facts = None
     if facts is not None:
-        seen_facts = (facts.optimizers & names, facts.clearing_functions & names)
+        seen_facts = (facts.optimizers & names, facts.clearing_key(names))
     seen_optimizers = None
     if optimizers:
         seen_optimizers = tuple(

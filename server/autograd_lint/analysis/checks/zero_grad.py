@@ -16,12 +16,21 @@ from __future__ import annotations
 
 import ast
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from ..exprs import walk
 from ..model import Role, Severity
 from .optimizer_text import constructed_optimizers
-from .scopes import FUNCTIONS, LOOPS, Scope, dotted_name, finding, last_part, short, step
+from .scopes import (
+    FUNCTIONS,
+    LOOPS,
+    Scope,
+    dotted_name,
+    finding,
+    last_part,
+    short,
+    step,
+)
 
 CODE = "AG005"
 OPTIMIZER_NAME = re.compile(r"optim|(?:^|_)opt(?:$|_|[A-Z0-9])", re.IGNORECASE)
@@ -40,19 +49,48 @@ class FileFacts:
     """What the whole file says: optimizers built by name, functions that clear gradients."""
 
     optimizers: frozenset[str]  # last parts: `opt_g` for `self.opt_g = Adam(...)`
-    clearing_functions: frozenset[str]
+    # Functions in blocks whose text mentions clearing: name -> ((block key, node), ...).
+    # Whether one really clears is decided, by walking it, only when a checked scope
+    # calls it: most never are, and the walks were a tenth of a first analysis.
+    candidates: dict = field(default_factory=dict, compare=False)
+    candidate_names: frozenset[str] = frozenset()
+    _memo: dict = field(default_factory=dict, compare=False, repr=False)
+
+    def clears(self, name: str) -> bool:
+        found = self._memo.get(name)
+        if found is None:
+            functions = self.candidates.get(name, ())
+            found = self._memo[name] = any(_clears(node) for _, node in functions)
+        return found
+
+    def clearing_key(self, names: frozenset[str]) -> tuple:
+        """What decides, for a scope naming `names`, which of its calls clear: the
+        candidates it names, with the blocks that define them."""
+        named = sorted(self.candidate_names & names)
+        return tuple((name, tuple(key for key, _ in self.candidates[name])) for name in named)
+
+    @classmethod
+    def merge(cls, parts: list[FileFacts]) -> FileFacts:
+        candidates: dict = {}
+        for part in parts:
+            for name, functions in part.candidates.items():
+                candidates[name] = candidates.get(name, ()) + functions
+        optimizers = frozenset().union(*(p.optimizers for p in parts))
+        return cls(optimizers, candidates, frozenset(candidates))
 
 
 def file_facts(blocks) -> FileFacts:
-    optimizers, clearing = set(), set()
+    optimizers, candidates = set(), {}
     for block in blocks:
         if block.error is not None:
             continue
         text = block.text
         optimizers.update(last_part(name) for name, _ in constructed_optimizers(text))
         if CLEARS_TEXT.search(text):
-            clearing.update(f.name for f in _definitions(block.statements) if _clears(f))
-    return FileFacts(frozenset(optimizers), frozenset(clearing))
+            for function in _definitions(block.statements):
+                found = (block.key, function)
+                candidates[function.name] = candidates.get(function.name, ()) + (found,)
+    return FileFacts(frozenset(optimizers), candidates, frozenset(candidates))
 
 
 def _definitions(statements):
@@ -62,17 +100,27 @@ def _definitions(statements):
         node = todo.pop()
         if isinstance(node, FUNCTIONS):
             yield node
-        for field in ("body", "orelse", "finalbody", "handlers"):
-            todo.extend(getattr(node, field, ()) or ())
+        for name in ("body", "orelse", "finalbody", "handlers"):
+            todo.extend(getattr(node, name, ()) or ())
 
 
 def _clears(function: ast.AST) -> bool:
-    for node in walk(function):
+    # Depth first in source order: the clearing call usually opens the training loop,
+    # so this stops after a few statements where a breadth-first walk sees nearly all.
+    stack = [function]
+    while stack:
+        node = stack.pop()
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             if node.func.attr == "zero_grad" or _clears_grad_tensor(node):
                 return True
         elif isinstance(node, (ast.Assign, ast.Delete)) and _assigns_grad(node):
             return True
+        for name in reversed(node._fields):
+            value = getattr(node, name, None)
+            if value.__class__ is list:
+                stack.extend([item for item in reversed(value) if isinstance(item, ast.AST)])
+            elif isinstance(value, ast.AST):
+                stack.append(value)
     return False
 
 
@@ -176,7 +224,7 @@ class EventCollector:
             if receiver and self.is_optimizer(receiver):
                 self.add("step", node, frames, group, receiver, closure)
         elif _clears_grad_tensor(node) or (
-            last_part(name) in self.facts.clearing_functions or CLEARING_NAME.search(name)
+            self.facts.clears(last_part(name)) or CLEARING_NAME.search(name)
         ):
             self.add("clear", node, frames, group)
 
