@@ -18,6 +18,7 @@ import ast
 import re
 from dataclasses import dataclass, field, replace
 
+from ..blocks import IDENTIFIER
 from ..exprs import walk
 from ..model import Role, Severity
 from .optimizer_text import constructed_optimizers
@@ -29,12 +30,15 @@ from .scopes import (
     finding,
     last_part,
     short,
+    source_text,
     step,
 )
 
 CODE = "AG005"
 OPTIMIZER_NAME = re.compile(r"optim|(?:^|_)opt(?:$|_|[A-Z0-9])", re.IGNORECASE)
 CLEARING_NAME = re.compile(r"zero_grad|(zero|clear|reset)_?grad|grad_?(zero|clear|reset)", re.I)
+# Every event's text: backward, step, zero_grad, `.grad`, or a CLEARING_NAME.
+EVENT_TEXT = re.compile(r"backward|step|grad|zero|clear|reset", re.IGNORECASE)
 CLEARS_TEXT = re.compile(
     r"zero_grad|\.grad\s*=|\.grad(\.data)?\.(zero_|fill_|mul_)|del\s+\S+\.grad"
 )
@@ -202,11 +206,22 @@ class EventCollector:
             self.expression(node, frames, group)
 
     def expression(self, root: ast.AST, frames, group) -> None:
+        if not self.may_hold_event(root):
+            return
         for node in walk(root):
             if isinstance(node, ast.Call):
                 self.call(node, frames, group)
             elif isinstance(node, (ast.Assign, ast.Delete)) and _assigns_grad(node):
                 self.add("clear", node, frames, group)
+
+    def may_hold_event(self, root: ast.AST) -> bool:
+        """Whether the text of `root` has what any event needs (see `call`): most lines of
+        a training loop have none, and reading them is cheaper than walking them."""
+        text = source_text(self.block, root)
+        if EVENT_TEXT.search(text):
+            return True
+        names = self.facts.candidate_names
+        return bool(names) and not names.isdisjoint(IDENTIFIER.findall(text))
 
     def call(self, node: ast.Call, frames, group) -> None:
         func = node.func
