@@ -31,6 +31,7 @@ class AnalysisCache:
         self.blocks: list[Block] = []
         self.results: dict[tuple, object] = {}
         self.checks: dict = {}  # run_checks' per-scope results
+        self.definitions: dict = {}  # Program's per-block definitions
         self.stats = {"blocks_parsed": 0, "roots_run": 0, "roots_reused": 0}
 
     def update_blocks(self, source: str, lines: list[str], path: str) -> list[Block]:
@@ -103,7 +104,9 @@ def analyze(
         blocks = build_blocks(source, lines, path)
     findings = [syntax_finding(block, path) for block in blocks if block.error is not None]
     if is_relevant(source):
-        for raw in analyze_blocks(blocks, cache, Program(blocks, path, resolver)):
+        for raw in analyze_blocks(
+            blocks, cache, Program(blocks, path, resolver, cache.definitions if cache else None)
+        ):
             if raw.site.block.path is None:  # a backward in another file is that file's
                 findings.append(render(raw, path))
     try:

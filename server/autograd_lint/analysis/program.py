@@ -8,6 +8,7 @@ files of the project (through a resolver, see `modules.py`).
 from __future__ import annotations
 
 import ast
+from typing import NamedTuple
 
 from .blocks import IDENTIFIER, Block
 from .definitions import FunctionRef, make_class_info
@@ -24,7 +25,9 @@ def is_relevant(text: str) -> bool:
 class Program:
     """What the file defines at the top level, with dependencies by name."""
 
-    def __init__(self, blocks: list[Block], path: str = "", resolver=None):
+    def __init__(self, blocks: list[Block], path: str = "", resolver=None, memo=None):
+        """`memo`: a dict the caller keeps between runs on one file (AnalysisCache does);
+        blocks still there keep their definitions, and their class and function objects."""
         self.path = path
         self.resolver = resolver
         self.imported: list = []  # the ModuleSummary objects this file's imports reached
@@ -35,32 +38,31 @@ class Program:
         self.module_code: list[tuple[Block, list]] = []
         self.functions: list[FunctionRef] = []
         defined_classes = []
+        previous = memo if memo is not None else {}
+        current = {}
         for block in self.blocks:
-            if any(isinstance(st, DEFINITIONS) for st in block.statements):
-                # Only definitions: module statements are all in every root's key already.
-                for name in block.defines():
-                    self.definers.setdefault(name, []).append(block)
-            code = []
-            for statement in block.statements:
-                site = Site(block, statement)
-                if isinstance(statement, ast.ClassDef):
-                    info = make_class_info(statement, block)
-                    defined_classes.append(info)
-                    self.classes[statement.name] = info
-                    self.definitions[statement.name] = Binding(Val(frozenset(), CLASS, info), site)
-                    self.functions.extend(info.methods.values())
-                elif isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                    fn = FunctionRef(statement, block)
-                    self.definitions[statement.name] = Binding(Val(frozenset(), FUNC, fn), site)
-                    self.functions.append(fn)
-                else:
-                    if resolver is not None and isinstance(statement, (ast.Import, ast.ImportFrom)):
-                        self.bind_import(statement, site)
-                    code.append(statement)
-            if code:
-                self.module_code.append((block, code))
+            kept = previous.get(id(block))
+            parts = kept[1] if kept is not None and kept[0] is block else _definitions_of(block)
+            current[id(block)] = (block, parts)
+            for name in parts.defines:
+                self.definers.setdefault(name, []).append(block)
+            for name, binding in parts.bindings:
+                if binding is None:  # an import, resolved afresh: other files change
+                    if resolver is not None:
+                        self.bind_import(name, Site(block, name))
+                    continue
+                if binding.val.kind == CLASS:
+                    defined_classes.append(binding.val.ref)
+                    self.classes[name] = binding.val.ref
+                self.definitions[name] = binding
+            self.functions.extend(parts.functions)
+            if parts.code:
+                self.module_code.append((block, parts.code))
         for info in defined_classes:  # a class defined twice: both copies
             info.link_bases(self.classes)
+        if memo is not None:
+            memo.clear()
+            memo.update(current)
         self._closures: dict[tuple, frozenset] = {}
 
     def bind_import(self, statement, site: Site) -> None:
@@ -130,6 +132,39 @@ class Program:
             if not grew:
                 break
         return [fn for fn in self.functions if id(fn) in relevant]
+
+
+class BlockDefinitions(NamedTuple):
+    defines: list[str]  # names it defines, when it holds a definition (else empty)
+    # (name, binding) of its classes and functions in statement order; (statement, None)
+    # for an import, which is resolved on every run.
+    bindings: list[tuple]
+    functions: list[FunctionRef]  # its functions and methods
+    code: list[ast.stmt]  # its statements that are not definitions
+
+
+def _definitions_of(block: Block) -> BlockDefinitions:
+    # Not kept in block.memo: these objects point back at the block (a cycle).
+    defines = []
+    if any(isinstance(st, DEFINITIONS) for st in block.statements):
+        # Only definitions: module statements are all in every root's key already.
+        defines = block.defines()
+    bindings, functions, code = [], [], []
+    for statement in block.statements:
+        site = Site(block, statement)
+        if isinstance(statement, ast.ClassDef):
+            info = make_class_info(statement, block)
+            bindings.append((statement.name, Binding(Val(frozenset(), CLASS, info), site)))
+            functions.extend(info.methods.values())
+        elif isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            fn = FunctionRef(statement, block)
+            bindings.append((statement.name, Binding(Val(frozenset(), FUNC, fn), site)))
+            functions.append(fn)
+        else:
+            if isinstance(statement, (ast.Import, ast.ImportFrom)):
+                bindings.append((statement, None))
+            code.append(statement)
+    return BlockDefinitions(defines, bindings, functions, code)
 
 
 def parameter_names(node) -> set[str]:

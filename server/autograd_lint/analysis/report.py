@@ -37,15 +37,18 @@ class RawFinding:
     loop: Site | None = None
     extra: dict = field(default_factory=dict)
     rendered: tuple | None = None  # (where, Finding): see engine.render
+    _blocks: list | None = None
 
     @property
     def blocks(self) -> list:
-        sites = [self.site, *self.message_sites, *(s.site for s in self.steps)]
-        if self.loop is not None:
-            sites.append(self.loop)
-        sites.extend(v for v in self.extra.values() if isinstance(v, Site))
-        unique = {id(s.block): s.block for s in sites}
-        return list(unique.values())
+        """The blocks its sites lie in (complete once the analysis that made it is)."""
+        if self._blocks is None:
+            sites = [self.site, *self.message_sites, *(s.site for s in self.steps)]
+            if self.loop is not None:
+                sites.append(self.loop)
+            sites.extend(v for v in self.extra.values() if isinstance(v, Site))
+            self._blocks = list({id(s.block): s.block for s in sites}.values())
+        return self._blocks
 
     @property
     def key(self) -> tuple:
