@@ -52,8 +52,9 @@ def uri_to_path(uri: str) -> str:
 @dataclass
 class Document:
     """An open document. Its text is kept as lines while it is being edited (changes
-    patch a few of them) and as one string otherwise, which takes less than half the
-    memory; either form is made from the other when asked for."""
+    patch a few of them) and as one string, which takes less than half the memory of
+    the lines and is the very string the project's overlay holds (see
+    AutogradLintServer.text_changed); either form is made from the other when asked for."""
 
     uri: str
     language_id: str
@@ -116,11 +117,6 @@ class Document:
     @property
     def is_python(self) -> bool:
         return self.language_id == "python"
-
-    def release_source(self) -> None:
-        """Drop the joined text when the lines are there: only the next analysis needs it."""
-        if self._lines is not None:
-            self._source = None
 
     def set_text(self, text: str) -> None:
         self._source, self._lines = text, None

@@ -259,7 +259,6 @@ class AutogradLintServer(LanguageServer):
                 cache=self._cache(document),
                 resolver=project.resolve if project else None,
             )
-            document.release_source()
             if self._analysis_errors:
                 # Keep what the last good analysis showed rather than clearing it.
                 document.analysed_version = document.version
