@@ -56,8 +56,9 @@ class Collector:
             self._settle_soon()
 
     def freeze_startup(self) -> None:
-        """Freeze what importing and creating the server allocated: it lives until exit."""
-        gc.collect()
+        """Freeze what importing and creating the server allocated: it lives until exit
+        (uncollected, as the few cycles imports leave are not worth a full collection
+        before the server may answer `initialize`)."""
         gc.freeze()
         self._last_full = time.monotonic()
 
