@@ -6,7 +6,8 @@
 A raw JSON-RPC client (no pygls on this side, so the numbers are the server's) starts
 `python -m autograd_lint.lsp`, and measures:
 
-- startup: process start until the `initialize` response (median of --starts runs);
+- startup: process start until the `initialize` response (median of --starts runs), and
+  once with the server's import cache off (a first start after installing);
 - first open: didOpen of a generated training file until its publishDiagnostics;
 - keystrokes: --edits single-character edits inside one function (typing a line,
   then deleting it), each timed from didChange to the publishDiagnostics of that
@@ -101,10 +102,11 @@ class Client:
         self.reader = asyncio.ensure_future(self._read())
 
     @classmethod
-    async def start(cls) -> Client:
+    async def start(cls, **extra_env: str) -> Client:
         # As an editor starts it: with bytecode caching on, whatever this shell says (the
         # first of the --starts runs writes the .pyc files the others read).
         env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        env.update(extra_env)
         process = await asyncio.create_subprocess_exec(
             *SERVER,
             stdin=asyncio.subprocess.PIPE,
@@ -166,9 +168,9 @@ class Client:
         self.reader.cancel()
 
 
-async def initialized_client() -> tuple[Client, float]:
+async def initialized_client(**extra_env: str) -> tuple[Client, float]:
     started = time.perf_counter()
-    client = await Client.start()
+    client = await Client.start(**extra_env)
     await client.request(
         "initialize", {"processId": os.getpid(), "rootUri": None, "capabilities": CAPABILITIES}
     )
@@ -220,6 +222,9 @@ def rss_mb(pid: int) -> float:
 async def measure(args) -> dict:
     text = training_file(args.lines)
     lines = text.split("\n")
+    # Without the import cache: what a first start after installing costs.
+    client, uncached = await initialized_client(AUTOGRAD_LINT_NO_IMPORT_CACHE="1")
+    await client.stop()
     startups = []
     for _ in range(args.starts):
         client, elapsed = await initialized_client()
@@ -260,6 +265,7 @@ async def measure(args) -> dict:
     return {
         "file_lines": len(lines),
         "startup_ms_median": statistics.median(startups) * 1000,
+        "startup_ms_without_import_cache": uncached * 1000,
         "first_open_ms": first_open * 1000,
         "keystroke_ms": {
             "count": len(ms),
@@ -287,7 +293,10 @@ def main() -> int:
         return 0
     keys = numbers["keystroke_ms"]
     print(f"training file          {numbers['file_lines']} lines")
-    print(f"startup → initialize   {numbers['startup_ms_median']:.0f} ms (median of {args.starts})")
+    print(
+        f"startup → initialize   {numbers['startup_ms_median']:.0f} ms (median of {args.starts}; "
+        f"{numbers['startup_ms_without_import_cache']:.0f} ms without the import cache)"
+    )
     print(f"first open → publish   {numbers['first_open_ms']:.0f} ms")
     print(
         f"keystroke → publish    p50 {keys['p50']:.1f} ms, p95 {keys['p95']:.1f} ms, "

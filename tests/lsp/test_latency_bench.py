@@ -1,0 +1,27 @@
+"""bench/latency.py keeps working (its numbers are for the closing notes, not asserted)."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parents[2] / "bench" / "latency.py"
+
+
+def test_the_latency_benchmark_runs_and_reports_every_number():
+    done = subprocess.run(
+        [sys.executable, str(BENCH), "--lines", "400", "--edits", "6", "--files", "2"]
+        + ["--starts", "1", "--gap", "0.01", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
+    numbers = json.loads(done.stdout)
+    assert numbers["file_lines"] >= 400
+    assert numbers["keystroke_ms"]["count"] == 6
+    assert numbers["files_open"] == 2
+    for key in ("startup_ms_median", "startup_ms_without_import_cache", "first_open_ms"):
+        assert numbers[key] > 0
+    assert 0 < numbers["keystroke_ms"]["p50"] <= numbers["keystroke_ms"]["max"]
+    assert numbers["rss_mb"] > 10
