@@ -21,6 +21,7 @@ def test_the_latency_benchmark_runs_and_reports_every_number():
     assert numbers["file_lines"] >= 400
     assert numbers["keystroke_ms"]["count"] == 6
     assert numbers["files_open"] == 2
+    assert len(numbers["first_open_ms_each"]) == 2  # one start, and the keystroke server
     for key in ("startup_ms_median", "startup_ms_without_import_cache", "first_open_ms"):
         assert numbers[key] > 0
     assert 0 < numbers["keystroke_ms"]["p50"] <= numbers["keystroke_ms"]["max"]
