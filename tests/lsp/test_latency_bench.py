@@ -26,3 +26,4 @@ def test_the_latency_benchmark_runs_and_reports_every_number():
         assert numbers[key] > 0
     assert 0 < numbers["keystroke_ms"]["p50"] <= numbers["keystroke_ms"]["max"]
     assert numbers["rss_mb"] > 10
+    assert numbers["first_open_cpu_ms"] > 0 and numbers["keystroke_ms"]["cpu_p50"] > 0
