@@ -59,15 +59,26 @@ def walk(root: ast.AST) -> list[ast.AST]:
 class ExpressionMixin:
     """Evaluates expressions against `self.state`; needs the interpreter's helpers."""
 
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        # node class -> `ev_<Name>` function of this class (or None): looking the method up
+        # by a built name on every node was a tenth of the interpreter's time.
+        cls._ev_handlers = {}
+        cls._do_handlers = {}  # the same for statements (`do_<Name>`, see Interpreter)
+
     # -- entry ---------------------------------------------------------------------------
     def ev(self, node: ast.AST) -> Val:
-        handler = getattr(self, "ev_" + node.__class__.__name__, None)
+        kind = node.__class__
+        try:
+            handler = self._ev_handlers[kind]
+        except KeyError:
+            handler = self._ev_handlers[kind] = getattr(type(self), "ev_" + kind.__name__, None)
         if handler is None:
             for child in ast.iter_child_nodes(node):
                 if isinstance(child, ast.expr):
                     self.ev(child)
             return NOTHING
-        return handler(node)
+        return handler(self, node)
 
     def union(self, vals, node: ast.AST | None = None, label: str | None = None) -> Val:
         """The result of a differentiable op over `vals`: their graphs plus a new node."""

@@ -165,9 +165,14 @@ class Interpreter(ExpressionMixin, CallMixin):
         for statement in statements:
             if self.state is None:
                 return
-            handler = getattr(self, "do_" + statement.__class__.__name__, None)
+            kind = statement.__class__
+            try:
+                handler = self._do_handlers[kind]
+            except KeyError:
+                handler = getattr(type(self), "do_" + kind.__name__, None)
+                self._do_handlers[kind] = handler
             if handler is not None:
-                handler(statement)
+                handler(self, statement)
 
     def do_Expr(self, node: ast.Expr) -> None:
         self.ev(node.value)

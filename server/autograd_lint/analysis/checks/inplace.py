@@ -107,9 +107,13 @@ class InplaceChecker(ExpressionMixin):
 
     # -- statements --------------------------------------------------------------------
     def stmt(self, node: ast.stmt) -> None:
-        handler = getattr(self, "st_" + node.__class__.__name__, None)
+        kind = node.__class__
+        try:
+            handler = self._st_handlers[kind]
+        except KeyError:
+            handler = self._st_handlers[kind] = getattr(type(self), "st_" + kind.__name__, None)
         if handler is not None:
-            handler(node)
+            handler(self, node)
         elif not isinstance(node, (*FUNCTIONS, ast.ClassDef)):
             for child in ast.iter_child_nodes(node):
                 if isinstance(child, ast.expr):

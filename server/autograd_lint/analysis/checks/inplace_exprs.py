@@ -20,10 +20,19 @@ CONVERSIONS = frozenset({"to", "cuda", "cpu", "float", "double", "half", "type_a
 
 
 class ExpressionMixin:
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        cls._ev_handlers = {}  # node class -> `ev_<Name>` function of this class, or None
+        cls._st_handlers = {}  # the same for `st_<Name>`
+
     def ev(self, node: ast.AST) -> Val:
-        handler = getattr(self, "ev_" + node.__class__.__name__, None)
+        kind = node.__class__
+        try:
+            handler = self._ev_handlers[kind]
+        except KeyError:
+            handler = self._ev_handlers[kind] = getattr(type(self), "ev_" + kind.__name__, None)
         if handler is not None:
-            return handler(node)
+            return handler(self, node)
         grad, deps = NO, frozenset()
         for child in ast.iter_child_nodes(node):
             if isinstance(child, ast.expr):
