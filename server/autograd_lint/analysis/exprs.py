@@ -38,6 +38,12 @@ def dotted_name(node: ast.AST) -> str | None:
     return None
 
 
+def is_whole_slice(node: ast.Subscript) -> bool:
+    """`x[:]` (or `x[::]`)."""
+    part = node.slice
+    return isinstance(part, ast.Slice) and part.lower is part.upper is part.step is None
+
+
 def walk(root: ast.AST) -> list[ast.AST]:
     """Every node under `root` (itself first) in `ast.walk`'s order. A list built in one
     loop: `ast.walk` nests two generators per node, and the checkers walk every statement
@@ -342,4 +348,8 @@ class ExpressionMixin:
             self.store_attribute(target, val, site_node)
         elif isinstance(target, ast.Subscript):
             self.ev(target.slice)
+            if is_whole_slice(target) and self.ev(target.value).kind == CONTAINER:
+                # `losses[:] = []`: the list's old items are gone, the new ones are in.
+                self.assign_to(target.value, Val(val.origins, CONTAINER), site_node)
+                return
             self.modify_in_place(target, [val], site_node)

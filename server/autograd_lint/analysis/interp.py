@@ -13,13 +13,14 @@ from dataclasses import dataclass, field
 
 from .calls import CallMixin, literal_keyword
 from .definitions import ClassInfo, FunctionRef, api_kind_of, make_class_info
-from .exprs import ExpressionMixin
+from .exprs import ExpressionMixin, is_whole_slice
 from .lifetimes import LifetimeTracker
 from .syntax_facts import grad_mode_of, has_backward, none_tests, retains_graph
 from .values import (
     CLASS,
     CONTAINER,
     ELEMENT,
+    EMPTY,
     FUNC,
     NOTHING,
     Binding,
@@ -226,6 +227,13 @@ class Interpreter(ExpressionMixin, CallMixin):
         for target in node.targets:
             if isinstance(target, ast.Name):
                 self.state.env.pop(target.id, None)
+            elif (
+                isinstance(target, ast.Subscript)
+                and is_whole_slice(target)
+                and self.ev(target.value).kind == CONTAINER
+            ):
+                # `del losses[:]` empties the list, as `losses.clear()` does.
+                self.assign_to(target.value, Val(EMPTY, CONTAINER), node)
 
     def do_FunctionDef(self, node: ast.FunctionDef) -> None:
         fn = FunctionRef(node, self.frame.block)

@@ -31,8 +31,19 @@ def empty_lists(ctx, carriers) -> list[Candidate]:
     if target is None or not isinstance(backward, ast.Expr) or backward.value is not freed:
         return []
     if _kept_items(doc, doc.text(target)):
+        if _mentions(backward, doc.text(target), doc):
+            # `sum(losses).backward()` with `del losses[0]` after it: the items are
+            # trained through, so detached ones would not train, and emptying the list
+            # breaks what indexes it. No rewrite is sure; the user picks.
+            return []
         return _append_detached(ctx, statement)
     return _clear_after_backward(ctx, doc.text(target), backward)
+
+
+def _mentions(node, text, doc) -> bool:
+    return any(
+        isinstance(n, ast.Name | ast.Attribute) and doc.text(n) == text for n in ast.walk(node)
+    )
 
 
 def _kept_items(doc, list_text) -> bool:

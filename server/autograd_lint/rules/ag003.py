@@ -62,6 +62,20 @@ for t in range(5):
 loss = -torch.stack(log_probs).sum()
 loss.backward()
 """,
+    # A window of recent losses, emptied in place after each update.
+    """
+import torch
+model = torch.nn.Linear(4, 1)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+window = []
+for step in range(4):
+    window.append(model(torch.randn(2, 4)).pow(2).mean())
+    if len(window) == 2:
+        opt.zero_grad()
+        torch.stack(window).mean().backward()
+        opt.step()
+        del window[:]
+""",
 ]
 
 INVALID = [
