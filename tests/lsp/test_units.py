@@ -142,3 +142,24 @@ def test_the_latest_document_keeps_its_cache_whatever_its_size(monkeypatch):
     document = Document("file:///w/big.py", "python", 1, "x = 1\n" * 50)
     server.analyse(document)
     assert document.cache is not None
+
+
+def test_a_cold_document_gets_back_the_same_diagnostics_and_text(monkeypatch):
+    from pathlib import Path
+
+    samples = Path(__file__).resolve().parents[2] / "samples"
+    texts = [p.read_text(encoding="utf-8") for p in sorted(samples.glob("*_buggy.py"))[:3]]
+    monkeypatch.setattr(server_module, "CACHED_LINES", 1)  # only the latest stays hot
+    server = server_module.AutogradLintServer()
+    server.related_information = True
+    documents = [Document(f"file:///w/{n}.py", "python", 1, text) for n, text in enumerate(texts)]
+    hot = []
+    for document in documents:
+        server.analyse(document)
+        hot.append((list(document.diagnostics), document.result_id))
+    for document, (diagnostics, result_id), text in zip(documents[:-1], hot, texts, strict=False):
+        assert document.cache is None and document.diagnostics is None  # cold
+        assert document.source == text and document._lines is None
+        assert server.diagnostics_of(document) == diagnostics
+        assert document.result_id == result_id  # pull clients see "unchanged"
+    assert all(diagnostics for diagnostics, _ in hot)
