@@ -149,15 +149,8 @@ class CallMixin:
             # Any other method of a model (`model.encode(x)`, `model.decode(z)`).
             return self.call_opaque(node, Val(EMPTY, MODULE, None), args)
         if receiver.kind == OPTIMIZER:
-            closure = next(
-                (
-                    a
-                    for a, n in zip(args, [*node.args, *(k.value for k in node.keywords)])
-                    if a.kind == FUNC
-                ),
-                None,
-            )
-            if method == "step" and closure is not None:
+            closure = next((a for a in args if a.kind == FUNC), None) if method == "step" else None
+            if closure is not None:
                 # `optimizer.step(closure)` calls the closure: its backward runs here.
                 self.call_function(node, closure.ref, [], None)
             return NOTHING

@@ -38,10 +38,18 @@ def dotted_name(node: ast.AST) -> str | None:
     return None
 
 
-def is_whole_slice(node: ast.Subscript) -> bool:
-    """`x[:]` (or `x[::]`)."""
-    part = node.slice
-    return isinstance(part, ast.Slice) and part.lower is part.upper is part.step is None
+class HandlerTable(dict):
+    """Node class -> the `<prefix><NodeName>` function of `owner`, or None, looked up once:
+    by a built name on every node, the lookup was a tenth of the interpreter's time."""
+
+    def __init__(self, owner: type, prefix: str):
+        super().__init__()
+        self.owner = owner
+        self.prefix = prefix
+
+    def __missing__(self, kind: type):
+        found = self[kind] = getattr(self.owner, self.prefix + kind.__name__, None)
+        return found
 
 
 def walk(root: ast.AST) -> list[ast.AST]:
@@ -67,18 +75,12 @@ class ExpressionMixin:
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
-        # node class -> `ev_<Name>` function of this class (or None): looking the method up
-        # by a built name on every node was a tenth of the interpreter's time.
-        cls._ev_handlers = {}
-        cls._do_handlers = {}  # the same for statements (`do_<Name>`, see Interpreter)
+        cls._ev_handlers = HandlerTable(cls, "ev_")
+        cls._do_handlers = HandlerTable(cls, "do_")  # statements: see Interpreter
 
     # -- entry ---------------------------------------------------------------------------
     def ev(self, node: ast.AST) -> Val:
-        kind = node.__class__
-        try:
-            handler = self._ev_handlers[kind]
-        except KeyError:
-            handler = self._ev_handlers[kind] = getattr(type(self), "ev_" + kind.__name__, None)
+        handler = self._ev_handlers[node.__class__]
         if handler is None:
             for child in ast.iter_child_nodes(node):
                 if isinstance(child, ast.expr):
@@ -325,6 +327,18 @@ class ExpressionMixin:
         else:
             self.state.env[name] = binding
 
+    def is_whole_list(self, target: ast.AST) -> bool:
+        """`losses[:]` of a list that a name or attribute holds (evaluating one of those
+        has no effects, so it may be evaluated again afterwards)."""
+        if not isinstance(target, ast.Subscript) or not isinstance(target.slice, ast.Slice):
+            return False
+        part = target.slice
+        return (
+            part.lower is part.upper is part.step is None
+            and isinstance(target.value, (ast.Name, ast.Attribute))
+            and self.ev(target.value).kind == CONTAINER
+        )
+
     def assign_to(self, target: ast.AST, val: Val, site_node: ast.AST) -> None:
         if isinstance(target, ast.Name):
             self.set_name(target.id, Binding(val, self.site(site_node)))
@@ -348,7 +362,7 @@ class ExpressionMixin:
             self.store_attribute(target, val, site_node)
         elif isinstance(target, ast.Subscript):
             self.ev(target.slice)
-            if is_whole_slice(target) and self.ev(target.value).kind == CONTAINER:
+            if self.is_whole_list(target):
                 # `losses[:] = []`: the list's old items are gone, the new ones are in.
                 self.assign_to(target.value, Val(val.origins, CONTAINER), site_node)
                 return

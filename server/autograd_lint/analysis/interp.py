@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from .calls import CallMixin, literal_keyword
 from .definitions import ClassInfo, FunctionRef, api_kind_of, make_class_info
-from .exprs import ExpressionMixin, is_whole_slice
+from .exprs import ExpressionMixin
 from .lifetimes import LifetimeTracker
 from .syntax_facts import grad_mode_of, has_backward, none_tests, retains_graph
 from .values import (
@@ -166,12 +166,7 @@ class Interpreter(ExpressionMixin, CallMixin):
         for statement in statements:
             if self.state is None:
                 return
-            kind = statement.__class__
-            try:
-                handler = self._do_handlers[kind]
-            except KeyError:
-                handler = getattr(type(self), "do_" + kind.__name__, None)
-                self._do_handlers[kind] = handler
+            handler = self._do_handlers[statement.__class__]
             if handler is not None:
                 handler(self, statement)
 
@@ -227,11 +222,7 @@ class Interpreter(ExpressionMixin, CallMixin):
         for target in node.targets:
             if isinstance(target, ast.Name):
                 self.state.env.pop(target.id, None)
-            elif (
-                isinstance(target, ast.Subscript)
-                and is_whole_slice(target)
-                and self.ev(target.value).kind == CONTAINER
-            ):
+            elif self.is_whole_list(target):
                 # `del losses[:]` empties the list, as `losses.clear()` does.
                 self.assign_to(target.value, Val(EMPTY, CONTAINER), node)
 

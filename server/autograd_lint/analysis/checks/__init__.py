@@ -14,7 +14,7 @@ from dataclasses import replace
 from ..blocks import IDENTIFIER, Block
 from ..model import Finding, Position, Span
 from . import data_attr, inplace, zero_grad
-from .scopes import Scope, iter_scopes
+from .scopes import Scope, function_scopes
 
 CHECKERS = (zero_grad, data_attr, inplace)
 DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
@@ -90,8 +90,9 @@ class _PerBlock:
         for block in blocks:
             if block.error is not None or not block.statements:
                 continue
-            found = self.part("scopes", block, lambda b=block: iter_scopes([b], _wanted))
-            functions.extend(scope for scope in found if scope.kind != "module")
+            functions.extend(
+                self.part("scopes", block, lambda b=block: function_scopes(b, _wanted))
+            )
             code = [st for st in block.statements if not isinstance(st, DEFINITIONS)]
             if code:
                 module_items.extend((block, statement) for statement in code)

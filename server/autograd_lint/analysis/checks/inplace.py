@@ -107,11 +107,7 @@ class InplaceChecker(ExpressionMixin):
 
     # -- statements --------------------------------------------------------------------
     def stmt(self, node: ast.stmt) -> None:
-        kind = node.__class__
-        try:
-            handler = self._st_handlers[kind]
-        except KeyError:
-            handler = self._st_handlers[kind] = getattr(type(self), "st_" + kind.__name__, None)
+        handler = self._st_handlers[node.__class__]
         if handler is not None:
             handler(self, node)
         elif not isinstance(node, (*FUNCTIONS, ast.ClassDef)):

@@ -9,6 +9,7 @@ import ast
 from dataclasses import replace
 
 from .. import torch_api as api
+from ..exprs import HandlerTable
 from . import inplace_table as table
 from .inplace_values import CONST, MAYBE, NO, YES, Val, join_vals
 from .scopes import dotted_name, last_part, short
@@ -22,15 +23,11 @@ CONVERSIONS = frozenset({"to", "cuda", "cpu", "float", "double", "half", "type_a
 class ExpressionMixin:
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
-        cls._ev_handlers = {}  # node class -> `ev_<Name>` function of this class, or None
-        cls._st_handlers = {}  # the same for `st_<Name>`
+        cls._ev_handlers = HandlerTable(cls, "ev_")
+        cls._st_handlers = HandlerTable(cls, "st_")  # statements: see InplaceChecker
 
     def ev(self, node: ast.AST) -> Val:
-        kind = node.__class__
-        try:
-            handler = self._ev_handlers[kind]
-        except KeyError:
-            handler = self._ev_handlers[kind] = getattr(type(self), "ev_" + kind.__name__, None)
+        handler = self._ev_handlers[node.__class__]
         if handler is not None:
             return handler(self, node)
         grad, deps = NO, frozenset()

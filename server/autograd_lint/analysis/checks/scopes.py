@@ -53,31 +53,19 @@ def source_text(block: Block, node: ast.AST) -> str:
     return "\n".join(block.lines[max(first, 0) : last])
 
 
-def iter_scopes(blocks: list[Block], wanted) -> list[Scope]:
-    """Scopes whose text passes `wanted(text)`: the cheap filter every checker starts with."""
+def function_scopes(block: Block, wanted) -> list[Scope]:
+    """The block's functions and methods (nested ones too) whose text passes
+    `wanted(text)`, the cheap filter every checker starts with. The module's own code is
+    one scope over all blocks: the caller assembles it."""
     scopes: list[Scope] = []
-    module_items: list[tuple[Block, ast.stmt]] = []
-    module_texts: list[str] = []
-    for block in blocks:
-        if block.error is not None or not block.statements:
+    if block.error is not None or not block.statements or not wanted(block.text):
+        return scopes
+    for statement in block.statements:
+        if isinstance(statement, (*FUNCTIONS, ast.ClassDef)):
+            _collect_definitions(block, statement, None, wanted, scopes)
             continue
-        block_relevant = wanted(block.text)
-        texted = False
-        for statement in block.statements:
-            if isinstance(statement, (*FUNCTIONS, ast.ClassDef)):
-                if block_relevant:
-                    _collect_definitions(block, statement, None, wanted, scopes)
-                continue
-            module_items.append((block, statement))
-            if not texted:
-                module_texts.append(block.text)
-                texted = True
-            if block_relevant:
-                for inner in _nested_definitions(statement):
-                    _collect_definitions(block, inner, None, wanted, scopes)
-    text = "\n".join(module_texts)
-    if module_items and wanted(text):
-        scopes.insert(0, Scope("module", module_items, text))
+        for inner in _nested_definitions(statement):
+            _collect_definitions(block, inner, None, wanted, scopes)
     return scopes
 
 
@@ -99,7 +87,7 @@ def _collect_definitions(block, node, owner, wanted, scopes) -> None:
 
 # Where statements hold statements; definitions are statements, so the walk for them
 # need not enter expressions (most of a function's nodes).
-_STATEMENT_FIELDS = ("body", "orelse", "finalbody", "handlers", "cases")
+STATEMENT_FIELDS = ("body", "orelse", "finalbody", "handlers", "cases")
 
 
 def _nested_definitions(statement: ast.stmt):
@@ -110,7 +98,7 @@ def _nested_definitions(statement: ast.stmt):
         if isinstance(node, (*FUNCTIONS, ast.ClassDef)):
             yield node
             continue
-        for name in _STATEMENT_FIELDS:
+        for name in STATEMENT_FIELDS:
             todo.extend(getattr(node, name, None) or ())
 
 

@@ -25,6 +25,7 @@ from .optimizer_text import constructed_optimizers
 from .scopes import (
     FUNCTIONS,
     LOOPS,
+    STATEMENT_FIELDS,
     Scope,
     dotted_name,
     finding,
@@ -57,7 +58,6 @@ class FileFacts:
     # Whether one really clears is decided, by walking it, only when a checked scope
     # calls it: most never are, and the walks were a tenth of a first analysis.
     candidates: dict = field(default_factory=dict, compare=False)
-    candidate_names: frozenset[str] = frozenset()
     _memo: dict = field(default_factory=dict, compare=False, repr=False)
 
     def clears(self, name: str) -> bool:
@@ -70,7 +70,7 @@ class FileFacts:
     def clearing_key(self, names: frozenset[str]) -> tuple:
         """What decides, for a scope naming `names`, which of its calls clear: the
         candidates it names, with the blocks that define them."""
-        named = sorted(self.candidate_names & names)
+        named = sorted(self.candidates.keys() & names)
         return tuple((name, tuple(key for key, _ in self.candidates[name])) for name in named)
 
     @classmethod
@@ -80,7 +80,7 @@ class FileFacts:
             for name, functions in part.candidates.items():
                 candidates[name] = candidates.get(name, ()) + functions
         optimizers = frozenset().union(*(p.optimizers for p in parts))
-        return cls(optimizers, candidates, frozenset(candidates))
+        return cls(optimizers, candidates)
 
 
 def file_facts(blocks) -> FileFacts:
@@ -94,7 +94,7 @@ def file_facts(blocks) -> FileFacts:
             for function in _definitions(block.statements):
                 found = (block.key, function)
                 candidates[function.name] = candidates.get(function.name, ()) + (found,)
-    return FileFacts(frozenset(optimizers), candidates, frozenset(candidates))
+    return FileFacts(frozenset(optimizers), candidates)
 
 
 def _definitions(statements):
@@ -104,7 +104,7 @@ def _definitions(statements):
         node = todo.pop()
         if isinstance(node, FUNCTIONS):
             yield node
-        for name in ("body", "orelse", "finalbody", "handlers"):
+        for name in STATEMENT_FIELDS:
             todo.extend(getattr(node, name, ()) or ())
 
 
@@ -220,7 +220,7 @@ class EventCollector:
         text = source_text(self.block, root)
         if EVENT_TEXT.search(text):
             return True
-        names = self.facts.candidate_names
+        names = self.facts.candidates.keys()
         return bool(names) and not names.isdisjoint(IDENTIFIER.findall(text))
 
     def call(self, node: ast.Call, frames, group) -> None:
