@@ -21,14 +21,17 @@ from .config import SYNTAX_ERROR_CODE, Settings
 
 log = logging.getLogger(__name__)
 
-# Directories that never hold the user's own code. Virtual environments under any
-# name are recognised by their pyvenv.cfg.
+# Directories that never hold the user's own code (for checking, and for the project's
+# import graph). Virtual environments under any name are recognised by their pyvenv.cfg.
 SKIPPED_DIRS = frozenset(
     {
         ".git",
         ".hg",
         ".svn",
         ".venv",
+        "venv",
+        ".mypy_cache",
+        ".ruff_cache",
         ".tox",
         ".nox",
         ".eggs",

@@ -13,9 +13,8 @@ import os
 from pathlib import Path
 
 from .analysis.modules import ModuleSummary, summarize
-
-SKIPPED_DIRS = {".git", ".hg", ".venv", "venv", "node_modules", "__pycache__", ".tox", ".nox",
-                "build", "dist", "site-packages", ".mypy_cache", ".ruff_cache"}  # fmt: skip
+from .checker import SKIPPED_DIRS
+from .config import find_project_root
 
 
 class Workspace:
@@ -127,10 +126,7 @@ class Workspace:
 
 
 def find_root(path: Path) -> Path:
-    """The project root for `path`: nearest folder with pyproject.toml or .git."""
+    """The project root for `path` (symlinks resolved, as the import graph names files):
+    the nearest folder with pyproject.toml or .git, else the file's own folder."""
     start = path.resolve()
-    start = start if start.is_dir() else start.parent
-    for folder in (start, *start.parents):
-        if (folder / "pyproject.toml").is_file() or (folder / ".git").exists():
-            return folder
-    return start
+    return find_project_root(start) or (start if start.is_dir() else start.parent)
