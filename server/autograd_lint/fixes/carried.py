@@ -75,8 +75,9 @@ def _restart_at_loop_top(ctx, loop, carriers) -> list[Candidate]:
     return [ctx.candidate(title, plan, True, "restart-at-loop-top")]
 
 
-def _initial_value(doc, name, loop) -> str | None:
-    """The fresh value `name` gets before the loop: a number or a torch factory call."""
+def _initial_value(doc, name, loop, *, factories: bool = True) -> str | None:
+    """The fresh value `name` gets before the loop: a number, or (with `factories`) a
+    torch factory call."""
     found = None
     for node in walk_scope(doc.scope_of(loop)):
         if not (
@@ -87,7 +88,8 @@ def _initial_value(doc, name, loop) -> str | None:
             continue
         value = node.value
         fresh = isinstance(value, ast.Constant) and isinstance(value.value, (int, float))
-        if isinstance(value, ast.Call) and (dotted(value.func) or "").startswith("torch."):
+        torch_call = isinstance(value, ast.Call) and (dotted(value.func) or "").startswith("torch.")
+        if factories and torch_call:
             fresh = all(
                 isinstance(n, (ast.Constant, ast.Name, ast.Load, ast.Tuple, ast.keyword))
                 or n is value
@@ -345,7 +347,7 @@ def _backward_own_loss(ctx, name, accumulation, term, call) -> list[Candidate]:
 def _restart_sum(ctx, name, loop, backward) -> list[Candidate]:
     """The backward runs every few iterations: start the sum again right after it."""
     doc = ctx.doc
-    start = _initial_number(doc, name, loop)
+    start = _initial_value(doc, name, loop, factories=False)
     backward_cst = doc.cst_statement(backward)
     if start is None or backward_cst is None:
         return []
@@ -353,18 +355,3 @@ def _restart_sum(ctx, name, loop, backward) -> list[Candidate]:
     plan.insert_after(backward_cst, f"{name} = {start}\n")
     title = f"Start `{name}` again from `{start}` after each backward"
     return [ctx.candidate(title, plan, True, "restart-sum")]
-
-
-def _initial_number(doc, name, loop) -> str | None:
-    scope = doc.scope_of(loop)
-    found = None
-    for node in walk_scope(scope):
-        if (
-            isinstance(node, ast.Assign)
-            and node.lineno < loop.lineno
-            and any(isinstance(t, ast.Name) and t.id == name for t in node.targets)
-            and isinstance(node.value, ast.Constant)
-            and isinstance(node.value.value, (int, float))
-        ):
-            found = doc.text(node.value)
-    return found

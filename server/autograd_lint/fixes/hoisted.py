@@ -107,11 +107,9 @@ def _detach_in_loop_loss(ctx, loop, statements) -> list[Candidate]:
     chain = loss_chain(ctx, call.func.value, loop.lineno, call.lineno)
     plan = ctx.plan()
     changed = detach_name_arguments(doc, plan, calls_on(ctx, chain, name), name)
-    if changed is None:
+    if not changed:
         return []
-    shown = f"{doc.text(changed[0].func)}({name}.detach())" if changed else None
-    if shown is None:
-        return []
+    shown = f"{doc.text(changed[0].func)}({name}.detach())"
     title = f"Detach `{name}` in the loop's loss: `{shown}`"
     return [ctx.candidate(title, plan, True, "detach-in-loop-loss")]
 

@@ -68,7 +68,7 @@ def options() -> types.CodeActionOptions:
     return types.CodeActionOptions(code_action_kinds=KINDS, resolve_provider=True)
 
 
-def _wanted(kind: str, only: Sequence[str] | None) -> bool:
+def wanted_kind(kind: str, only: Sequence[str] | None) -> bool:
     return not only or any(kind == k or kind.startswith(f"{k}.") for k in only)
 
 
@@ -85,7 +85,7 @@ def code_actions(
 ) -> list[types.CodeAction]:
     only = params.context.only if params.context else None
     actions: list[types.CodeAction] = []
-    if _wanted(types.CodeActionKind.QuickFix, only):
+    if wanted_kind(types.CodeActionKind.QuickFix, only):
         start = state.lines.from_client(params.range.start)
         end = state.lines.from_client(params.range.end)
         for index, finding in enumerate(state.findings):
@@ -110,8 +110,8 @@ def code_actions(
                 actions.append(action)
     # Without resolve, fix-all would re-analyse the file for every light bulb; such a
     # client gets it when it asks for it by kind (on save, or a "fix all" command).
-    asked = bool(only) and _wanted(FIX_ALL_KIND, only)
-    if _wanted(FIX_ALL_KIND, only) and state.findings and (support.resolve_edits or asked):
+    asked = bool(only) and wanted_kind(FIX_ALL_KIND, only)
+    if wanted_kind(FIX_ALL_KIND, only) and state.findings and (support.resolve_edits or asked):
         action = types.CodeAction(
             title=FIX_ALL_TITLE,
             kind=FIX_ALL_KIND,
@@ -193,7 +193,7 @@ async def _analysed_state(ls, uri: str | None) -> DocumentState | None:
     ls.analyse(document)
     from ..checker import check_source
 
-    project = ls.project_of(document) if hasattr(ls, "project_of") else None
+    project = ls.project_of(document)
     settings = document.settings or None
 
     def analyzer(text: str, path: str) -> list[Finding]:

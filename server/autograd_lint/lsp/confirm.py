@@ -21,6 +21,7 @@ import attrs
 from lsprotocol import types
 
 from ..analysis.model import Finding, Span
+from ..fixes.lsp_actions import wanted_kind
 from ..runtime.runner import confirm_async
 from ..runtime.verdict import RuntimeOptions, RuntimeVerdict, format_verdict, refusal
 from .convert import SOURCE, LineIndex
@@ -209,8 +210,7 @@ class Confirmations:
 
     def actions(self, uri: str, params: types.CodeActionParams) -> list[types.CodeAction]:
         only = params.context.only if params.context else None
-        kind = types.CodeActionKind.QuickFix
-        if only and not any(kind == k or kind.startswith(f"{k}.") for k in only):
+        if not wanted_kind(types.CodeActionKind.QuickFix, only):
             return []
         if not self.enabled(uri):
             return []

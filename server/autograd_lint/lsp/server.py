@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import inspect
 import itertools
 import json
 import logging
@@ -23,11 +24,13 @@ from pathlib import Path
 
 import attrs
 from lsprotocol import types
+from pygls.exceptions import JsonRpcInternalError
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.language_server import lsp_method
 
 from .. import __version__
+from ..analysis import AnalysisCache
 from ..checker import check_source
 from ..workspace import Workspace, find_root
 from .collector import Collector
@@ -40,11 +43,6 @@ from .settings import (
     effective_settings,
     parse_client_settings,
 )
-
-try:  # the engine's per-document incremental cache
-    from ..analysis import AnalysisCache
-except ImportError:  # not re-exported yet
-    from ..analysis.engine import AnalysisCache
 
 # Changes closer together than this are a burst: wait this long after the last one.
 DEBOUNCE_SECONDS = 0.05
@@ -92,8 +90,9 @@ class AutogradLintProtocol(LanguageServerProtocol):
         return json.dumps(self._converter.unstructure(value))
 
     def notify_json(self, method: str, params_json: str) -> None:
-        """A notification whose params are JSON text already (written as pygls'
-        `_send_data` writes messages: ASCII JSON, so characters count bytes)."""
+        """A notification whose params are JSON text already, framed and written as
+        pygls' `_send_data` writes messages (ASCII JSON, so characters count bytes; a
+        writer that returns an awaitable, as pygls' WebSocket one does, is scheduled)."""
         if self.writer is None:
             return
         body = f'{{"method": {json.dumps(method)}, "params": {params_json}, "jsonrpc": "2.0"}}'
@@ -102,7 +101,14 @@ class AutogradLintProtocol(LanguageServerProtocol):
                 f"Content-Length: {len(body)}\r\n"
                 f"Content-Type: {self.CONTENT_TYPE}; charset={self.CHARSET}\r\n\r\n{body}"
             )
-        self.writer.write(body.encode(self.CHARSET))
+        try:
+            written = self.writer.write(body.encode(self.CHARSET))
+            if inspect.isawaitable(written):
+                asyncio.ensure_future(written)
+        except BrokenPipeError:
+            raise  # as pygls does: the client is gone
+        except Exception as error:  # noqa: BLE001 - reported like pygls' own send errors
+            self._server._report_server_error(error, JsonRpcInternalError)
 
 
 class AutogradLintServer(LanguageServer):
