@@ -172,8 +172,30 @@ def test_manual_sgd_through_data_and_under_no_grad_compute_the_same(runs):
     assert buggy and buggy == fixed
 
 
+DATA_WRITE_AND_NO_GRAD_WRITE = """
+import torch
+
+a = torch.rand(3, requires_grad=True)
+y = torch.exp(a)
+y.data.mul_(2)
+y.sum().backward()
+
+b = torch.rand(3, requires_grad=True)
+z = torch.exp(b)
+with torch.no_grad():
+    z.mul_(2)
+z.sum().backward()
+"""
+
+
 def test_a_write_through_data_is_invisible_to_autograd():
     import torch
+    from autograd_lint.analysis import analyze
+
+    # What the rules say about the two writes below: AG006 for the one autograd cannot
+    # see, AG007 for the one it sees and raises on.
+    found = [(f.code, f.span.start.line) for f in analyze(DATA_WRITE_AND_NO_GRAD_WRITE, "x.py")]
+    assert found == [("AG006", 6), ("AG007", 12)]
 
     a = torch.rand(3, requires_grad=True)
     y = torch.exp(a)  # saves its result
