@@ -21,7 +21,7 @@ CODES = {"AG005", "AG006", "AG007"}
 
 def check(source: str):
     source = textwrap.dedent(source)
-    return run_checks(build_blocks(source, split_lines(source), "snippet.py"), "snippet.py")
+    return run_checks(build_blocks(source, split_lines(source)), "snippet.py")
 
 
 def assert_marks(source: str) -> list:

@@ -107,13 +107,21 @@ class Block:
         return Span(position, Position(position.line, min(offset + 1, max(len(text), offset))))
 
 
-def parse(text: str, filename: str):
+# The filename given to `ast.parse`. On a syntax error CPython re-reads the error's line
+# from the file of that name, if one exists, to turn the byte offset into a column: the line
+# on disk, wrong for a piece of a cut file, an unsaved buffer or a hostile file named like
+# the placeholder in the working directory. No file is named "".
+PARSE_FILENAME = ""
+
+
+def parse(text: str):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # SyntaxWarning for odd escapes in user code
-        return ast.parse(text, filename)
+        return ast.parse(text, PARSE_FILENAME)
 
 
-def blocks_from_tree(tree: ast.Module, lines: list[str]) -> list[Block]:
+def blocks_from_tree(tree: ast.Module, lines: list[str], offset: int = 0) -> list[Block]:
+    """The tree's top-level statements as blocks; `tree` was parsed from lines[offset:]."""
     groups: list[tuple[int, int, list]] = []
     for statement in tree.body:
         first = statement.lineno
@@ -125,13 +133,19 @@ def blocks_from_tree(tree: ast.Module, lines: list[str]) -> list[Block]:
             groups[-1] = (start, max(last, groups[-1][1]), [*statements, statement])
         else:
             groups.append((first, last, [statement]))
-    return [Block(lines[a - 1 : b], a, group, a, None) for a, b, group in groups]
+    return [
+        Block(lines[offset + a - 1 : offset + b], offset + a, group, a, None)
+        for a, b, group in groups
+    ]
 
 
 def cut_points(lines: list[str], begin: int, end: int) -> list[int]:
     """0-based indexes in [begin, end) where a new top-level statement may start."""
     points = []
-    previous = ""
+    # The line above `begin` decides too (a `\` or a decorator joins the next line to it).
+    previous = next(
+        (t.rstrip() for t in reversed(lines[max(begin - 64, 0) : begin]) if t.strip()), ""
+    )
     for index in range(begin, end):
         text = lines[index]
         if (
@@ -146,7 +160,43 @@ def cut_points(lines: list[str], begin: int, end: int) -> list[int]:
     return points
 
 
-def blocks_from_pieces(lines: list[str], begin: int, end: int, filename: str) -> list[Block]:
+class ParseMemo:
+    """What parsing each piece's text gave in the previous run and in this one.
+
+    An editor's cache re-cuts a whole broken file on each edit (so that the result equals
+    a fresh analysis); with the memo only text that is new is parsed again. Each stored
+    tree is handed out once per run: two blocks never share AST nodes, which the analysis
+    keys facts by.
+    """
+
+    __slots__ = ("previous", "current")
+
+    def __init__(self):
+        self.previous: dict[str, tuple] = {}
+        self.current: dict[str, tuple] = {}
+
+    def parse(self, text: str) -> tuple[list, SyntaxError | None, int]:
+        """(statements, error, the line the text's first line has in the statements)."""
+        parsed = self.previous.pop(text, None)
+        if parsed is None:
+            parsed = (*_parse_text(text), 1)
+        self.current.setdefault(text, parsed)
+        return parsed
+
+    def seed(self, blocks: list[Block]) -> None:
+        """Offer the trees of blocks that parsed, whether cut from a tree or as pieces."""
+        for block in blocks:
+            if block.error is None:
+                self.previous.setdefault(block.text, (block.statements, None, block.parsed_start))
+
+    def next_run(self) -> None:
+        """Forget what the run that just ended did not use: the memo stays as big as a run."""
+        self.previous, self.current = self.current, {}
+
+
+def blocks_from_pieces(
+    lines: list[str], begin: int, end: int, memo: ParseMemo | None = None
+) -> list[Block]:
     """Cut lines[begin:end] into blocks and parse each alone (merging where needed)."""
     points = cut_points(lines, begin, end)
     if not points or points[0] != begin:
@@ -157,12 +207,12 @@ def blocks_from_pieces(lines: list[str], begin: int, end: int, filename: str) ->
     index = 0
     while index < len(pieces):
         first, last = pieces[index]
-        block = _parse_piece(lines, first, last, filename)
+        block = _parse_piece(lines, first, last, memo)
         if block.error is not None:
             # A multi-line string or an odd continuation can hold column-0 lines: try the
             # piece together with the next few before calling it broken.
             for extra in range(1, min(MAX_MERGE, len(pieces) - index - 1) + 1):
-                merged = _parse_piece(lines, first, pieces[index + extra][1], filename)
+                merged = _parse_piece(lines, first, pieces[index + extra][1], memo)
                 if merged.error is None:
                     block, index = merged, index + extra
                     break
@@ -171,25 +221,61 @@ def blocks_from_pieces(lines: list[str], begin: int, end: int, filename: str) ->
     return [b for b in blocks if b.statements or b.error is not None]
 
 
-def _parse_piece(lines: list[str], first: int, last: int, filename: str) -> Block:
+def _parse_piece(lines: list[str], first: int, last: int, memo: ParseMemo | None) -> Block:
     piece = lines[first:last]
     while piece and not piece[-1].strip():
         piece = piece[:-1]
+    text = "\n".join(piece)
+    statements, error, parsed_start = memo.parse(text) if memo else (*_parse_text(text), 1)
+    return Block(piece, first + 1, statements, parsed_start, error)
+
+
+def _parse_text(text: str) -> tuple[list, SyntaxError | None]:
     try:
-        tree = parse("\n".join(piece), filename)
+        tree = parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError) as error:
         if not isinstance(error, SyntaxError):
-            error = SyntaxError(f"cannot parse: {type(error).__name__}", (filename, 1, 1, ""))
+            error = SyntaxError(f"cannot parse: {type(error).__name__}", ("", 1, 1, ""))
         # The block keeps the error, not its traceback: that holds this frame, whose
         # locals hold the error (a cycle that would keep every line of the document
         # alive until the cyclic collector runs).
-        return Block(piece, first + 1, [], 1, error.with_traceback(None))
-    return Block(piece, first + 1, list(tree.body), 1, None)
+        return [], error.with_traceback(None)
+    return tree.body, None
 
 
-def build_blocks(source: str, lines: list[str], filename: str) -> list[Block]:
+def _try_parse(text: str) -> ast.Module | None:
+    # Pieces are parsed after the except clause has ended: errors raised inside it would
+    # carry this one as their context, and its traceback holds the caller's frame (a
+    # cycle through the memo that keeps every tree alive until the cyclic collector runs).
     try:
-        tree = parse(source, filename)
+        return parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return blocks_from_pieces(lines, 0, len(lines), filename)
+        return None
+
+
+def build_blocks(source: str, lines: list[str]) -> list[Block]:
+    tree = _try_parse(source)
+    if tree is None:
+        return blocks_from_pieces(lines, 0, len(lines))
     return blocks_from_tree(tree, lines)
+
+
+def rebuild_blocks(lines: list[str], patched: list[Block], memo: ParseMemo) -> list[Block]:
+    """What `build_blocks` gives for `lines`, from blocks patched after an edit, of which
+    one at least did not parse.
+
+    The blocks before the first broken one parsed alone, so they end where a statement
+    may end: the whole text parses exactly when the text from that block on does, and
+    only that is parsed to find out. When it does not, the whole file is cut afresh (a
+    cut depends on all of it: a triple quote typed above turns the pieces below into one
+    string); the memo, seeded with the trees at hand, re-parses only new pieces.
+    """
+    first = next(i for i, block in enumerate(patched) if block.error is not None)
+    offset = patched[first].start - 1
+    if offset and cut_points(lines, offset, offset + 1) != [offset]:
+        first, offset = 0, 0  # the broken piece starts mid-statement: ask about all of it
+    tree = _try_parse("\n".join(lines[offset:]))
+    if tree is None:
+        memo.seed(patched)
+        return blocks_from_pieces(lines, 0, len(lines), memo)
+    return [*patched[:first], *blocks_from_tree(tree, lines, offset)]

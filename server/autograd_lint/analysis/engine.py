@@ -11,7 +11,14 @@ from __future__ import annotations
 
 import logging
 
-from .blocks import Block, blocks_from_pieces, build_blocks, split_lines
+from .blocks import (
+    Block,
+    ParseMemo,
+    blocks_from_pieces,
+    build_blocks,
+    rebuild_blocks,
+    split_lines,
+)
 from .checks import run_checks
 from .interp import Interpreter
 from .model import Finding, Severity, Span, Step
@@ -32,19 +39,39 @@ class AnalysisCache:
         self.results: dict[tuple, object] = {}
         self.checks: dict = {}  # run_checks' per-scope results
         self.definitions: dict = {}  # Program's per-block definitions
+        self.memo = ParseMemo()
         self.stats = {"blocks_parsed": 0, "roots_run": 0, "roots_reused": 0}
 
     def update_blocks(self, source: str, lines: list[str], path: str) -> list[Block]:
         old = self.lines
         if old is None or path != self.path:
-            blocks = build_blocks(source, lines, path)
+            blocks = build_blocks(source, lines)
             self.stats["blocks_parsed"] += len(blocks)
         else:
-            blocks = self._patch(old, lines, path)
+            blocks = self._patch(old, lines)
+            if any(block.error is not None for block in blocks):
+                # Patching keeps the blocks around the edit as they were cut, which is
+                # what a fresh analysis does only while the file parses.
+                blocks = self._reuse(rebuild_blocks(lines, blocks, self.memo), blocks)
+                self.memo.next_run()
         self.path, self.lines, self.blocks = path, lines, blocks
         return blocks
 
-    def _patch(self, old: list[str], new: list[str], path: str) -> list[Block]:
+    def _reuse(self, fresh: list[Block], patched: list[Block]) -> list[Block]:
+        """`fresh`, with each block whose text is unchanged replaced by its old object."""
+        reusable: dict[int, list[Block]] = {}
+        for block in patched:
+            if block.error is None:
+                reusable.setdefault(block.key, []).append(block)
+        for index, block in enumerate(fresh):
+            same = reusable.get(block.key)
+            if same and block.error is None and same[0].lines == block.lines:
+                old_block = same.pop(0)
+                old_block.start = block.start
+                fresh[index] = old_block
+        return fresh
+
+    def _patch(self, old: list[str], new: list[str]) -> list[Block]:
         shortest = min(len(old), len(new))
         prefix = 0
         while prefix < shortest and old[prefix] == new[prefix]:
@@ -63,7 +90,7 @@ class AnalysisCache:
         after = [b for b in self.blocks if b.start - 1 >= first_unchanged_old]
         begin = before[-1].end if before else 0
         end = after[0].start - 1 + delta if after else len(new)
-        middle = blocks_from_pieces(new, begin, end, path)
+        middle = blocks_from_pieces(new, begin, end)
         self.stats["blocks_parsed"] += len(middle)
         # Keep the old object for a block whose text did not change: cached results point
         # at it, and must move with it.
@@ -95,13 +122,17 @@ def analyze(
     `resolver(module, level, importing_path)` returns a `ModuleSummary` for an import of
     the project (see `modules.py`), or None; without one, imports are unknown names.
     """
+    if source.startswith("\ufeff"):
+        # An editor's buffer may keep the file's byte-order mark, which Python drops when it
+        # reads the file (the CLI decodes the same way). Columns on line 1 count without it.
+        source = source[1:]
     if "\x00" in source:
         source = source.replace("\x00", " ")
     lines = split_lines(source)
     if cache is not None:
         blocks = cache.update_blocks(source, lines, path)
     else:
-        blocks = build_blocks(source, lines, path)
+        blocks = build_blocks(source, lines)
     findings = [syntax_finding(block, path) for block in blocks if block.error is not None]
     if is_relevant(source):
         for raw in analyze_blocks(

@@ -27,7 +27,7 @@ class ModuleSummary:
 
 def summarize(source: str, path: str, resolver=None) -> ModuleSummary:
     """Parse one file into its definitions; imports it makes resolve through `resolver`."""
-    blocks = build_blocks(source, split_lines(source), path)
+    blocks = build_blocks(source, split_lines(source))
     for block in blocks:
         block.path = path
     return ModuleSummary(path, Program(blocks, path, resolver), hash(source))

@@ -54,7 +54,11 @@ def fixes_for(source: str, finding: Finding) -> list[Fix]:
     if finding.code == "AG000":
         return out  # a syntax error is fixed by finishing the code, not by hiding it
     strategy = _STRATEGIES.get((finding.code, finding.kind))
-    document = _document(source) if strategy else None
+    # libcst does not take lone carriage returns as line ends (its pieces stop adding up
+    # to the text). A \r and a \n are one character each, so the same positions and the
+    # edits' text with its breaks turned back serve the CR-only text.
+    cr_only = "\r" in source and "\n" not in source
+    document = _document(source.replace("\r", "\n") if cr_only else source) if strategy else None
     if strategy and document is not None:
         try:
             candidates = strategy(Context(document, finding))
@@ -64,7 +68,8 @@ def fixes_for(source: str, finding: Finding) -> list[Fix]:
             )
             candidates = []
         for candidate in candidates:
-            edits = minimal_edits(source, candidate.new_source)
+            new_source = candidate.new_source
+            edits = minimal_edits(source, new_source.replace("\n", "\r") if cr_only else new_source)
             if edits and all(f.edits != edits for f in out):
                 out.append(
                     Fix(

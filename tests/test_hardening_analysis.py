@@ -1,0 +1,87 @@
+"""Issue 16, the analysis: editor results equal fresh ones, columns come from the text given,
+and odd but legal input (CR-only files, a byte-order mark) is handled like any other."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+from autograd_lint.analysis import analyze
+from autograd_lint.analysis.engine import AnalysisCache
+from autograd_lint.fixes.engine import fix_all
+
+SAMPLES = Path(__file__).resolve().parent.parent / "samples"
+RNN = (SAMPLES / "ag001_rnn_hidden_buggy.py").read_text()
+
+
+def as_tuples(findings):
+    return [
+        (f.code, f.span, f.message, [(s.span, s.message) for s in f.evidence]) for f in findings
+    ]
+
+
+def test_closing_a_docstring_leaves_no_stale_syntax_error():
+    cache = AnalysisCache()
+    analyze("import torch\nx = torch.ones(1)\n", "f.py", cache=cache)
+    opened = analyze('"""\nimport torch\nx = torch.ones(1)\n', "f.py", cache=cache)
+    assert [f.code for f in opened] == ["AG000"]
+    closed = analyze('"""Doc.\n"""\nimport torch\nx = torch.ones(1)\n', "f.py", cache=cache)
+    assert closed == []
+
+
+def test_broken_file_reports_what_a_fresh_analysis_reports():
+    # Opening a string above cut pieces joins them; the pieces below must be cut again.
+    cache = AnalysisCache()
+    text = "import torch\n\ndef f():\n    pass\n\ndef g(:\n    pass\n\nx = 1\n"
+    analyze(text, "f.py", cache=cache)
+    for edited in (
+        text.replace("def f():", '"""def f():'),
+        text.replace("def f():", '"""def f():').replace("x = 1", 'x = 1"""'),
+        text.replace("def g(:", "def g():"),
+    ):
+        assert as_tuples(analyze(edited, "f.py", cache=cache)) == as_tuples(analyze(edited, "f.py"))
+
+
+TOKENS = ['"""', "'''", "(", ")", ":", "\n", "\n    ", "def f(", "#", "\\", '"', "\t", "é"]
+
+
+def test_random_edits_of_samples_keep_incremental_equal_to_fresh():
+    rng = random.Random(16)
+    for sample in sorted(SAMPLES.glob("*.py"))[:12]:
+        text = sample.read_text()
+        cache = AnalysisCache()
+        analyze(text, "f.py", cache=cache)
+        for _ in range(15):
+            at = rng.randrange(len(text) + 1)
+            if rng.random() < 0.6:
+                text = text[:at] + rng.choice(TOKENS) + text[at:]
+            else:
+                text = text[:at] + text[at + rng.randrange(1, 40) :]
+            incremental = as_tuples(analyze(text, "f.py", cache=cache))
+            assert incremental == as_tuples(analyze(text, "f.py")), (sample.name, text)
+
+
+def test_syntax_error_column_comes_from_the_text_not_the_file_on_disk(tmp_path, monkeypatch):
+    unsaved = "x = 1\ndef f(:\n    pass\n\nyyyyyyyyyyyyyyyy = (1 +* 2)\n"
+    on_disk = tmp_path / "train.py"
+    on_disk.write_text("x = 1\ndef f(:\n    pass\n\ny = (1 +* 2)\n")
+    # Also a file named like a placeholder filename in the working directory.
+    monkeypatch.chdir(tmp_path)
+    for name in ("<unknown>", "<string>"):
+        (tmp_path / name).write_text("a\nb\nc\nd\ne\n")
+    for path in (str(on_disk), "<string>", "<unknown>"):
+        errors = [f for f in analyze(unsaved, path) if f.code == "AG000"]
+        assert [(f.span.start.line, f.span.start.column) for f in errors] == [(2, 6), (5, 23)]
+
+
+def test_a_buffer_starting_with_a_byte_order_mark_is_analysed_as_without_it():
+    findings = analyze("\ufeff" + RNN, "f.py")
+    assert [f.code for f in findings] == [f.code for f in analyze(RNN, "f.py")]
+    assert "AG000" not in [f.code for f in findings]
+
+
+def test_fix_is_found_in_a_file_with_carriage_return_line_ends():
+    fixed, applied, _ = fix_all(RNN.replace("\n", "\r"))
+    assert [fix.code for fix in applied] == ["AG001"]
+    assert "\n" not in fixed
+    assert fixed.replace("\r", "\n") == fix_all(RNN)[0]
