@@ -1,0 +1,57 @@
+# Source: https://github.com/facebookresearch/moco/issues/21
+# Rebuilt in our own words: the MoCo builder as the thread discusses it: queries are scored against a clone of the negatives queue, and the new keys are then written into the queue buffer in place inside forward; the train loop backpropagates the returned logits afterwards.
+# Mechanism: cloned before in-place update
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class MomentumContrast(nn.Module):
+    def __init__(self, make_encoder, dim=64, queue_size=1024, m=0.99, tau=0.2):
+        super().__init__()
+        self.m = m
+        self.tau = tau
+        self.queue_size = queue_size
+        self.query_net = make_encoder(num_classes=dim)
+        self.key_net = make_encoder(num_classes=dim)
+        for q_param, k_param in zip(self.query_net.parameters(), self.key_net.parameters()):
+            k_param.data.copy_(q_param.data)
+            k_param.requires_grad = False
+        self.register_buffer("negatives", F.normalize(torch.randn(dim, queue_size), dim=0))
+        self.register_buffer("write_pos", torch.zeros(1, dtype=torch.long))
+
+    @torch.no_grad()
+    def _update_key_net(self):
+        for q_param, k_param in zip(self.query_net.parameters(), self.key_net.parameters()):
+            k_param.data.mul_(self.m).add_(q_param.data, alpha=1.0 - self.m)
+
+    @torch.no_grad()
+    def _push_keys(self, keys):
+        n = keys.shape[0]
+        pos = int(self.write_pos)
+        self.negatives[:, pos:pos + n] = keys.T
+        self.write_pos[0] = (pos + n) % self.queue_size
+
+    def forward(self, view_a, view_b):
+        q = F.normalize(self.query_net(view_a), dim=1)
+        with torch.no_grad():
+            self._update_key_net()
+            k = F.normalize(self.key_net(view_b), dim=1)
+        pos = torch.einsum("nc,nc->n", q, k).unsqueeze(-1)
+        neg = torch.einsum("nc,ck->nk", q, self.negatives.clone().detach())
+        logits = torch.cat([pos, neg], dim=1) / self.tau
+        targets = torch.zeros(logits.shape[0], dtype=torch.long, device=logits.device)
+        self._push_keys(k)
+        return logits, targets
+
+
+def train_epoch(loader, model, criterion, optimizer):
+    model.train()
+    for step, (view_a, view_b) in enumerate(loader):
+        logits, targets = model(view_a, view_b)
+        loss = criterion(logits, targets)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        if step % 50 == 0:
+            print(step, loss.item())

@@ -1,0 +1,53 @@
+# Source: https://github.com/jeshraghian/snntorch/issues/250
+# Rebuilt in our own words: the fix from that thread, where the time-step loop moves into the model's forward and utils.reset clears the init_hidden Leaky neurons of both sub-networks first.
+# Mechanism: state reset per batch
+import snntorch as snn
+import torch
+import torch.nn as nn
+from snntorch import surrogate, utils
+
+torch.manual_seed(0)
+spike_grad = surrogate.atan()
+
+
+class EncoderClassifier(nn.Module):
+    def __init__(self, num_steps=3, beta=0.9):
+        super().__init__()
+        self.num_steps = num_steps
+        self.encoder = nn.Sequential(
+            nn.Conv2d(2, 3, 3),
+            nn.MaxPool2d(2),
+            snn.Leaky(beta=beta, spike_grad=spike_grad, init_hidden=True),
+        )
+        self.classifier = nn.Sequential(
+            nn.Flatten(),
+            nn.Linear(3 * 3 * 3, 4),
+            snn.Leaky(beta=beta, spike_grad=spike_grad, init_hidden=True, output=True),
+        )
+
+    def forward(self, x):
+        spk_rec = []
+        mem_rec = []
+        utils.reset(self.encoder)
+        utils.reset(self.classifier)
+        for _ in range(self.num_steps):
+            spk_out, mem_out = self.classifier(self.encoder(x))
+            spk_rec.append(spk_out)
+            mem_rec.append(mem_out)
+        return torch.stack(spk_rec), torch.stack(mem_rec)
+
+
+net = EncoderClassifier()
+optimizer = torch.optim.Adam(net.parameters(), lr=5e-4)
+loss_fn = nn.CrossEntropyLoss()
+
+train_loader = [(torch.rand(5, 2, 8, 8), torch.randint(0, 4, (5,))) for _ in range(3)]
+
+for epoch in range(2):
+    for data, targets in train_loader:
+        spk_rec, mem_rec = net(data)
+        loss_val = loss_fn(spk_rec.sum(0), targets)
+        optimizer.zero_grad()
+        loss_val.backward()
+        optimizer.step()
+print("done")

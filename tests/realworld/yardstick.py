@@ -1,0 +1,184 @@
+"""The real-world yardstick: its manifest, and the analyzer's score on it.
+
+`load_manifest()` reads and validates `manifest.json` (README.md here says what each
+field means); `score()` runs the analysis on every case and compares it with the
+label that torch gave the runnable completion. `bench/realworld.py` prints the score;
+`tests/test_realworld.py` checks the manifest, the labels and that the score does not
+fall below the floor in `baseline.json`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+MANIFEST = ROOT / "manifest.json"
+BASELINE = ROOT / "baseline.json"
+KINDS = {"crash", "correct"}
+ERRORS = {"freed", "inplace"}
+ID = re.compile(r"[a-z0-9_]+")
+FIELDS = {"id", "source", "mechanism", "kind", "file", "line", "runnable", "requires"}
+OPTIONAL = {"error", "domain"}
+# A crash is found when one of these codes is reported at its failing line; the
+# in-place error of a retained, carried graph is AG007's as much as AG001's.
+FINDS = {"freed": {"AG001", "AG002"}, "inplace": {"AG001", "AG002", "AG007"}}
+# Errors on a correct program: the rules whose findings claim a crash.
+ALARMS = {"AG001", "AG002", "AG007"}
+
+
+@dataclass(frozen=True)
+class Case:
+    id: str
+    source: str
+    mechanism: str
+    kind: str
+    file: str
+    line: int | None
+    runnable: str
+    requires: tuple[str, ...]
+    error: str = "freed"
+    domain: str = "general"
+
+    @property
+    def path(self) -> Path:
+        return ROOT / self.file
+
+    @property
+    def runnable_path(self) -> Path:
+        return ROOT / self.runnable
+
+
+def problems(entry: dict) -> list[str]:
+    """What is wrong with one manifest entry (empty when nothing)."""
+    where = entry.get("id", "?")
+    found = []
+    missing = FIELDS - entry.keys()
+    unknown = entry.keys() - FIELDS - OPTIONAL
+    if missing:
+        found.append(f"{where}: missing {sorted(missing)}")
+    if unknown:
+        found.append(f"{where}: unknown fields {sorted(unknown)}")
+    if missing:
+        return found
+    if not ID.fullmatch(entry["id"]):
+        found.append(f"{where}: id is not [a-z0-9_]+")
+    if not re.match(r"https?://\S+$", entry["source"]):
+        found.append(f"{where}: source is not a URL")
+    if entry["kind"] not in KINDS:
+        found.append(f"{where}: kind {entry['kind']!r}")
+    if entry.get("error", "freed") not in ERRORS:
+        found.append(f"{where}: error {entry['error']!r}")
+    line = entry["line"]
+    if entry["kind"] == "crash" and not (isinstance(line, int) and line >= 1):
+        found.append(f"{where}: a crash needs its failing line")
+    if entry["kind"] == "correct" and line is not None:
+        found.append(f"{where}: a correct program has line null")
+    for key in ("file", "runnable"):
+        if not (ROOT / entry[key]).is_file():
+            found.append(f"{where}: {key} {entry[key]} does not exist")
+    if not isinstance(entry["requires"], list):
+        found.append(f"{where}: requires is not a list")
+    return found
+
+
+def load_manifest(path: Path = MANIFEST) -> list[Case]:
+    entries = json.loads(path.read_text(encoding="utf-8"))
+    errors = [problem for entry in entries for problem in problems(entry)]
+    if errors:
+        raise ValueError("manifest.json:\n  " + "\n  ".join(errors))
+    cases = []
+    for entry in entries:
+        values = dict(entry, requires=tuple(entry["requires"]))
+        cases.append(Case(**values))
+    return cases
+
+
+@dataclass
+class Verdict:
+    case: Case
+    codes_at_line: set[str]  # codes reported at the failing line (crashes)
+    alarms: list[tuple[int, str]]  # (line, code) of crash-claiming findings
+    error: str | None = None  # the analysis raised (never expected)
+
+    @property
+    def found(self) -> bool:
+        return bool(self.codes_at_line & FINDS[self.case.error])
+
+    @property
+    def false_alarm(self) -> bool:
+        return self.case.kind == "correct" and bool(self.alarms)
+
+
+@dataclass
+class Score:
+    verdicts: list[Verdict] = field(default_factory=list)
+
+    @property
+    def crashes(self) -> list[Verdict]:
+        return [v for v in self.verdicts if v.case.kind == "crash"]
+
+    @property
+    def correct(self) -> list[Verdict]:
+        return [v for v in self.verdicts if v.case.kind == "correct"]
+
+    @property
+    def found(self) -> list[Verdict]:
+        return [v for v in self.crashes if v.found]
+
+    @property
+    def missed(self) -> list[Verdict]:
+        return [v for v in self.crashes if not v.found]
+
+    @property
+    def false_alarms(self) -> list[Verdict]:
+        return [v for v in self.correct if v.false_alarm]
+
+    @property
+    def recall(self) -> float:
+        return len(self.found) / max(len(self.crashes), 1)
+
+    def by_mechanism(self) -> dict[str, Counter]:
+        table: dict[str, Counter] = defaultdict(Counter)
+        for verdict in self.verdicts:
+            row = table[verdict.case.mechanism]
+            if verdict.case.kind == "crash":
+                row["crashes"] += 1
+                row["found"] += verdict.found
+            else:
+                row["correct"] += 1
+                row["false alarms"] += verdict.false_alarm
+        return dict(sorted(table.items()))
+
+    def summary(self) -> dict:
+        return {
+            "cases": len(self.verdicts),
+            "crashes": len(self.crashes),
+            "found": len(self.found),
+            "recall": round(self.recall, 3),
+            "correct": len(self.correct),
+            "false_alarms": len(self.false_alarms),
+        }
+
+
+def judge(case: Case) -> Verdict:
+    from autograd_lint.analysis import analyze
+
+    try:
+        findings = analyze(case.path.read_text(encoding="utf-8"), str(case.path))
+    except Exception as exc:  # noqa: BLE001 - reported as the case's verdict
+        return Verdict(case, set(), [], error=f"{type(exc).__name__}: {exc}")
+    at_line = {f.code for f in findings if f.span.start.line == case.line}
+    alarms = sorted((f.span.start.line, f.code) for f in findings if f.code in ALARMS)
+    return Verdict(case, at_line, alarms)
+
+
+def score(cases: list[Case] | None = None) -> Score:
+    return Score([judge(case) for case in (cases if cases is not None else load_manifest())])
+
+
+def baseline() -> dict:
+    return json.loads(BASELINE.read_text(encoding="utf-8"))
