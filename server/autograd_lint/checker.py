@@ -11,6 +11,7 @@ import dataclasses
 import io
 import logging
 import os
+import stat
 import tokenize
 from collections.abc import Iterator
 from pathlib import Path
@@ -62,17 +63,56 @@ def check_path(
     path: Path, settings: Settings | None = None, *, cache=None, resolver=None
 ) -> list[Finding]:
     settings = settings or Settings()
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        return settings.apply([_file_problem(path, f"cannot read file: {exc.strerror or exc}")])
+    data, problem = read_python_file(path, settings.max_file_size)
+    if data is None:
+        return settings.apply([file_problem(path, problem)])
     try:
         source = decode_source(data)
     except (SyntaxError, UnicodeDecodeError, LookupError) as exc:
         return settings.apply(
-            [_file_problem(path, f"cannot decode file: {_decode_reason(exc, data)}")]
+            [file_problem(path, f"cannot decode file: {_decode_reason(exc, data)}")]
         )
     return check_source(source, str(path), settings, cache=cache, resolver=resolver)
+
+
+def read_python_file(path: Path, limit: int) -> tuple[bytes | None, str]:
+    """(the file's bytes, "") or (None, why it was not read).
+
+    Only a regular file is read, and only when it is at most `limit` bytes: a repository
+    can name a FIFO (a read that never returns), a symlink to /dev/zero (one that never
+    ends) or a symlink loop `*.py`. It is opened without blocking and checked again once
+    open, so a path swapped for a FIFO after the first look cannot hang the read either.
+    """
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return None, "skipped: not a regular file"
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except (OSError, ValueError) as exc:
+        return None, f"cannot read file: {getattr(exc, 'strerror', None) or exc}"
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            return None, "skipped: not a regular file"
+        if info.st_size > limit:
+            return None, _too_large(info.st_size, limit)
+        chunks, size = [], 0
+        while size <= limit:  # a file that grows while it is read stops at the limit
+            chunk = os.read(fd, min(1 << 20, limit + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    except OSError as exc:
+        return None, f"cannot read file: {exc.strerror or exc}"
+    finally:
+        os.close(fd)
+    if size > limit:
+        return None, _too_large(size, limit)
+    return b"".join(chunks), ""
+
+
+def _too_large(size: int, limit: int) -> str:
+    return f"skipped: too large ({size:,} bytes; the limit is {limit:,}, max-file-size)"
 
 
 def decode_source(data: bytes) -> str:
@@ -94,7 +134,7 @@ def _decode_reason(exc: Exception, data: bytes) -> str:
     return str(exc)
 
 
-def _file_problem(path: Path, message: str) -> Finding:
+def file_problem(path: Path, message: str) -> Finding:
     return Finding(SYNTAX_ERROR_CODE, Severity.ERROR, message, Span.of(1, 0, 1, 0), path=str(path))
 
 

@@ -14,8 +14,15 @@ import sys
 from pathlib import Path
 
 from . import __version__
-from .checker import check_path, check_source, iter_python_files
-from .config import ConfigError, Settings, find_pyproject, parse_codes, read_pyproject
+from .checker import check_path, check_source, file_problem, iter_python_files
+from .config import (
+    ConfigError,
+    Settings,
+    find_project_root,
+    find_pyproject,
+    parse_codes,
+    read_pyproject,
+)
 from .output import FORMATS, Report
 from .rules import RULES
 from .runtime.cli_options import add_cli_arguments as add_runtime_arguments
@@ -69,6 +76,12 @@ def _codes_argument(text: str) -> list[str]:
         raise argparse.ArgumentTypeError(str(exc)) from exc
 
 
+def _positive_int(text: str) -> int:
+    if not text.isdigit() or int(text) <= 0:
+        raise argparse.ArgumentTypeError(f"expected a positive number of bytes, got {text!r}")
+    return int(text)
+
+
 def _add_check(commands) -> None:
     check = commands.add_parser(
         "check",
@@ -102,6 +115,13 @@ def _add_check(commands) -> None:
     check.add_argument("--no-color", action="store_true", help="never colour the text output")
     check.add_argument(
         "--exit-zero", action="store_true", help="exit with 0 even when there are findings"
+    )
+    check.add_argument(
+        "--max-file-size",
+        type=_positive_int,
+        metavar="BYTES",
+        help="skip (and report) files larger than this (default: the configured "
+        "max-file-size, else 5000000)",
     )
     fixing = check.add_mutually_exclusive_group()
     fixing.add_argument(
@@ -139,22 +159,13 @@ def run_check(args: argparse.Namespace) -> int:
             settings = settings_of(path)
             root = find_root(path)
             # Imports resolve within the project the path belongs to (one index per root).
-            workspace = workspaces.setdefault(root, Workspace(root))
+            workspace = workspaces.setdefault(root, Workspace(root, settings.max_file_size))
             for file in iter_python_files(path, settings):
-                identity = file.resolve()
+                identity = _identity(file)
                 if identity in seen:
                     continue
                 seen.add(identity)
-                found = check_path(_display_path(file), settings, resolver=workspace.resolve)
-                if fixes is not None:
-                    found = fixes.file(
-                        _display_path(file),
-                        found,
-                        lambda text, name, s=settings, w=workspace: check_source(
-                            text, name, s, resolver=w.resolve
-                        ),
-                    )
-                findings.extend(found)
+                findings.extend(_check_file(file, settings, workspace, fixes))
     except ConfigError as exc:
         return _usage_error(str(exc))
 
@@ -181,6 +192,34 @@ def run_check(args: argparse.Namespace) -> int:
     return EXIT_CLEAN
 
 
+def _identity(path: Path) -> Path:
+    """The file a path names, to check each once; a symlink loop names only itself."""
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):  # RuntimeError: a symlink loop, before Python 3.13
+        return path.absolute()
+
+
+def _check_file(file: Path, settings: Settings, workspace: Workspace, fixes) -> list:
+    shown = _display_path(file)
+    try:
+        found = check_path(shown, settings, resolver=workspace.resolve)
+        if fixes is not None:
+            found = fixes.file(
+                shown,
+                found,
+                lambda text, name: check_source(text, name, settings, resolver=workspace.resolve),
+                # The project the path lies in as named, links not followed: a link
+                # in a clone to a file elsewhere must not make elsewhere the project.
+                root=find_project_root(file) or file.absolute().parent,
+                limit=settings.max_file_size,
+            )
+    except Exception as exc:  # noqa: BLE001 - one path must never cost the run the others
+        logging.getLogger(__name__).exception("internal error while checking %s", shown)
+        return [file_problem(shown, f"not checked: internal error ({type(exc).__name__})")]
+    return found
+
+
 class _SettingsResolver:
     """Settings for each PATH argument: its nearest pyproject.toml (or --config), plus options."""
 
@@ -197,6 +236,7 @@ class _SettingsResolver:
             self._by_file[key] = base.merged(
                 select=self._args.select,
                 ignore=[*base.ignore, *extra_ignore] if extra_ignore else None,
+                max_file_size=self._args.max_file_size,
             )
         return self._by_file[key]
 

@@ -8,6 +8,7 @@ then command-line options are merged on top:
     ignore = ["AG003"]            # wins over select
     exclude = ["tests/data", "*_generated.py"]   # gitignore-like, relative to the project
     severity = { AG001 = "warning" }
+    max-file-size = 5000000       # bytes; larger files are skipped with an AG000 note
 """
 
 from __future__ import annotations
@@ -21,12 +22,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .analysis.model import Finding, Severity
+from .globs import Glob, compile_glob
 
 SECTION = "autograd-lint"
 SYNTAX_ERROR_CODE = "AG000"
 _CODE_PATTERN = re.compile(r"AG\d{0,3}")
 _SEVERITIES = tuple(s.value for s in Severity)
-_KEYS = ("select", "ignore", "exclude", "severity")
+_KEYS = ("select", "ignore", "exclude", "severity", "max-file-size")
+# A file larger than this is reported as skipped, not read: a cloned repository decides
+# what its files hold, and a 50 MB generated file is nobody's training loop.
+DEFAULT_MAX_FILE_SIZE = 5_000_000
 
 
 class ConfigError(ValueError):
@@ -39,6 +44,7 @@ class Settings:
     ignore: list[str] = field(default_factory=list)
     exclude: list[str] = field(default_factory=list)
     severity: dict[str, str] = field(default_factory=dict)
+    max_file_size: int = DEFAULT_MAX_FILE_SIZE
     # The directory `exclude` patterns are relative to (where the pyproject.toml lies).
     root: Path | None = None
 
@@ -76,8 +82,10 @@ class Settings:
         unknown = set(overrides) - known
         if unknown:
             raise TypeError(f"unknown setting(s): {', '.join(sorted(unknown))}")
-        values = {name: getattr(self, name) for name in _KEYS}
-        values.update({k: v for k, v in overrides.items() if v is not None and k != "root"})
+        values = {name: getattr(self, name.replace("-", "_")) for name in _KEYS}
+        values.update(
+            {k.replace("_", "-"): v for k, v in overrides.items() if v is not None and k != "root"}
+        )
         merged = Settings.from_mapping(values)
         merged.root = overrides.get("root") or self.root
         return merged
@@ -98,6 +106,7 @@ class Settings:
             ignore=_codes("ignore", data.get("ignore", [])),
             exclude=_patterns(data.get("exclude", [])),
             severity=_severities(data.get("severity", {})),
+            max_file_size=_size(data.get("max-file-size", DEFAULT_MAX_FILE_SIZE)),
         )
 
     def is_excluded(self, path: Path, *, parents: bool = False) -> bool:
@@ -121,10 +130,10 @@ class Settings:
 
     def _matches_exclude(self, relative: str, path: Path) -> bool:
         excluded = False
-        for regex, negated, dirs_only in map(_compile_exclude, self.exclude):
+        for glob, negated, dirs_only in map(_compile_exclude, self.exclude):
             if dirs_only and not path.is_dir():
                 continue
-            if regex.fullmatch(relative):
+            if glob.fullmatch(relative):
                 excluded = not negated
         return excluded
 
@@ -157,6 +166,12 @@ def _codes(key: str, value) -> list[str]:
     return codes
 
 
+def _size(value) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        raise ConfigError(f"'max-file-size' must be a positive number of bytes, got {value!r}")
+    return value
+
+
 def _severities(value) -> dict[str, str]:
     if not isinstance(value, Mapping):
         raise ConfigError(f"'severity' must be a table of code = level, got {value!r}")
@@ -182,8 +197,8 @@ def parse_codes(text: str) -> list[str]:
 
 
 @functools.lru_cache(maxsize=256)
-def _compile_exclude(pattern: str) -> tuple[re.Pattern, bool, bool]:
-    """One gitignore-like pattern as (regex over a relative posix path, negated, dirs only)."""
+def _compile_exclude(pattern: str) -> tuple[Glob, bool, bool]:
+    """One gitignore-like pattern as (matcher of a relative posix path, negated, dirs only)."""
     negated = pattern.startswith("!")
     pattern = pattern.removeprefix("!").strip().replace("\\", "/")
     if pattern.startswith("./"):
@@ -196,41 +211,7 @@ def _compile_exclude(pattern: str) -> tuple[re.Pattern, bool, bool]:
     pattern = pattern.lstrip("/")
     if not pattern:
         raise ConfigError("'exclude' has an empty pattern")
-    body = _glob_to_regex(pattern)
-    regex = body if anchored else f"(?:.*/)?{body}"
-    return re.compile(regex), negated, dirs_only
-
-
-def _glob_to_regex(pattern: str) -> str:
-    out = []
-    i = 0
-    while i < len(pattern):
-        if pattern.startswith("**/", i):
-            out.append("(?:.*/)?")
-            i += 3
-        elif pattern.startswith("/**", i) and i + 3 == len(pattern):
-            out.append("/.*")
-            i += 3
-        elif pattern.startswith("**", i):
-            out.append(".*")
-            i += 2
-        elif pattern[i] == "*":
-            out.append("[^/]*")
-            i += 1
-        elif pattern[i] == "?":
-            out.append("[^/]")
-            i += 1
-        elif pattern[i] == "[" and "]" in pattern[i + 2 :]:
-            end = pattern.index("]", i + 2)
-            chars = pattern[i + 1 : end]
-            negate = chars.startswith("!")
-            chars = chars[1:] if negate else chars
-            out.append("[" + ("^" if negate else "") + chars.replace("\\", "\\\\") + "]")
-            i = end + 1
-        else:
-            out.append(re.escape(pattern[i]))
-            i += 1
-    return "".join(out)
+    return compile_glob(pattern, anchored), negated, dirs_only
 
 
 # -- discovery --------------------------------------------------------------------------

@@ -9,17 +9,22 @@ outside the root (site-packages) are never read: their code is not the user's.
 
 from __future__ import annotations
 
+import logging
 import os
 from pathlib import Path
 
 from .analysis.modules import ModuleSummary, summarize
-from .checker import SKIPPED_DIRS
-from .config import find_project_root
+from .checker import SKIPPED_DIRS, read_python_file
+from .config import DEFAULT_MAX_FILE_SIZE, find_project_root
+
+log = logging.getLogger(__name__)
 
 
 class Workspace:
-    def __init__(self, root: Path | str):
+    def __init__(self, root: Path | str, max_file_size: int = DEFAULT_MAX_FILE_SIZE):
         self.root = Path(root).resolve()
+        self.max_file_size = max_file_size
+        self.outside: set[Path] = set()  # imports not followed: they lead out of the root
         self.overlays: dict[str, str] = {}  # unsaved editor buffers, by resolved path
         self._summaries: dict[str, ModuleSummary] = {}
         self._building: set[str] = set()
@@ -63,17 +68,33 @@ class Workspace:
             bases = [here, self.root, self.root / "src"]
         for base in bases:
             candidate = base.joinpath(*parts)
-            for path in (candidate.with_suffix(".py"), candidate / "__init__.py"):
-                if parts and path.is_file() and self.contains(path):
+            # `from .. import Net` names the package itself: only its __init__ can hold Net.
+            paths = [candidate.with_suffix(".py")] if parts else []
+            for path in (*paths, candidate / "__init__.py"):
+                if not path.is_file():
+                    continue
+                if self.contains(path):
                     return path.resolve()
-            if not parts and (candidate / "__init__.py").is_file():
-                return (candidate / "__init__.py").resolve()
+                # A relative import can climb above the root: what lies there is not read.
+                self._not_followed(path, from_path)
         return None
+
+    def _not_followed(self, path: Path, from_path: str) -> None:
+        try:
+            inside = path.resolve().is_relative_to(self.root)  # only in a skipped folder
+        except (OSError, RuntimeError):
+            inside = False
+        if not inside and path not in self.outside:
+            self.outside.add(path)
+            log.warning(
+                "%s: not following an import to %s, outside the project %s",
+                from_path, path, self.root,
+            )  # fmt: skip
 
     def contains(self, path: Path) -> bool:
         try:
             relative = path.resolve().relative_to(self.root)
-        except ValueError:
+        except (ValueError, OSError, RuntimeError):  # RuntimeError: a symlink loop (< 3.13)
             return False
         return not any(part in SKIPPED_DIRS for part in relative.parts)
 
@@ -81,10 +102,8 @@ class Workspace:
         overlay = self.overlays.get(str(path))
         if overlay is not None:
             return overlay
-        try:
-            return path.read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            return None
+        data, _ = read_python_file(path, self.max_file_size)
+        return None if data is None else data.decode("utf-8", errors="replace")
 
     # -- changes --------------------------------------------------------------------------
     def changed(self, path: Path | str, text: str | None = None) -> set[str]:
@@ -120,7 +139,8 @@ class Workspace:
         for directory, subdirs, files in os.walk(self.root):
             subdirs[:] = [d for d in subdirs if d not in SKIPPED_DIRS and not d.startswith(".")]
             for name in files:
-                if name.endswith(".py") and self.summary_of(Path(directory, name).resolve()):
+                path = Path(directory, name)
+                if name.endswith(".py") and self.contains(path) and self.summary_of(path.resolve()):
                     count += 1
         return count
 

@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..analysis.model import Finding
+from ..checker import read_python_file
+from ..config import DEFAULT_MAX_FILE_SIZE
 from .engine import fix_all
 from .model import Fix
 
@@ -34,9 +36,13 @@ class FileFix:
         return self.new != self.old
 
 
-def read_source(path: Path) -> tuple[str, str]:
-    """(text with its original line endings, encoding to write it back with)."""
-    data = path.read_bytes()
+def read_source(path: Path, limit: int = DEFAULT_MAX_FILE_SIZE) -> tuple[str, str]:
+    """(text with its original line endings, encoding to write it back with).
+
+    Read as the checker reads (a regular file within the size limit), else OSError."""
+    data, problem = read_python_file(path, limit)
+    if data is None:
+        raise OSError(problem)
     encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
     if encoding == "utf-8-sig" or data.startswith(codecs.BOM_UTF8):
         return data[len(codecs.BOM_UTF8) :].decode("utf-8"), "utf-8-sig"
@@ -44,10 +50,13 @@ def read_source(path: Path) -> tuple[str, str]:
 
 
 def fix_file(
-    path: Path, findings: list[Finding], analyzer: Callable[[str, str], list[Finding]]
+    path: Path,
+    findings: list[Finding],
+    analyzer: Callable[[str, str], list[Finding]],
+    limit: int = DEFAULT_MAX_FILE_SIZE,
 ) -> FileFix:
     """Fix-all on one file (nothing is written). `analyzer(source, path)` re-checks it."""
-    old, encoding = read_source(path)
+    old, encoding = read_source(path, limit)
     new, applied, remaining = fix_all(old, findings, path=str(path), analyzer=analyzer)
     return FileFix(path, old, new, encoding, applied, remaining)
 
@@ -85,21 +94,38 @@ class FixSession:
     def __init__(self, write: bool):
         self.write = write
         self.results: list[FileFix] = []
+        self.refused: list[str] = []  # files not written, and why
 
     def file(
-        self, path: Path, findings: list[Finding], analyzer: Callable[[str, str], list[Finding]]
+        self,
+        path: Path,
+        findings: list[Finding],
+        analyzer: Callable[[str, str], list[Finding]],
+        *,
+        root: Path | None = None,
+        limit: int = DEFAULT_MAX_FILE_SIZE,
     ) -> list[Finding]:
-        """Fix one file; returns the findings to report for it (what remains, after --fix)."""
+        """Fix one file; returns the findings to report for it (what remains, after --fix).
+
+        A file is written only where it really lies inside `root`, the project: a cloned
+        repository's `train.py` may be a symlink to a file of the user's elsewhere."""
         if not findings:
             return findings
         try:
-            result = fix_file(path, findings, analyzer)
+            result = fix_file(path, findings, analyzer, limit)
         except (OSError, UnicodeDecodeError, SyntaxError, LookupError):
             return findings  # already reported as AG000 (cannot read or decode it)
-        self.results.append(result)
         if self.write and result.changed:
+            target = _outside(path, root)
+            if target is not None:
+                self.refused.append(
+                    f"{path}: not fixed: it is a link to {target}, outside the project {root}"
+                )
+                return findings
+            self.results.append(result)
             write(result)
             return result.remaining
+        self.results.append(result)
         return findings
 
     @property
@@ -119,9 +145,21 @@ class FixSession:
         applied = sum(len(r.applied) for r in self.changed)
         remaining = sum(len(r.remaining) for r in self.results)
         verb = "applied" if self.write else "would be applied"
+        lines.extend(self.refused)
         lines.append(
             f"{applied} fix{'es' if applied != 1 else ''} {verb} in {len(self.changed)} "
             f"file{'s' if len(self.changed) != 1 else ''}; {remaining} finding"
             f"{'s' if remaining != 1 else ''} without an automatic fix"
         )
         return "\n".join(lines) + "\n"
+
+
+def _outside(path: Path, root: Path | None) -> Path | None:
+    """Where `path` really lies when that is outside `root` (None: inside, or no root)."""
+    if root is None:
+        return None
+    try:
+        target = path.resolve()
+    except (OSError, RuntimeError):
+        return path.absolute()
+    return None if target.is_relative_to(root.resolve()) else target
