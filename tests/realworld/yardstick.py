@@ -171,9 +171,19 @@ def judge(case: Case) -> Verdict:
         findings = analyze(case.path.read_text(encoding="utf-8"), str(case.path))
     except Exception as exc:  # noqa: BLE001 - reported as the case's verdict
         return Verdict(case, set(), [], error=f"{type(exc).__name__}: {exc}")
-    at_line = {f.code for f in findings if f.span.start.line == case.line}
+    at_line = {f.code for f in findings if case.line in failing_lines(f)}
     alarms = sorted((f.span.start.line, f.code) for f in findings if f.code in ALARMS)
     return Verdict(case, at_line, alarms)
+
+
+def failing_lines(finding) -> set[int]:
+    """Where a finding says the program raises: its own line (AG001/AG002 sit on the
+    failing backward) and the line of its FAILS step (AG007 sits on the in-place op)."""
+    from autograd_lint.analysis import Role
+
+    lines = {finding.span.start.line}
+    lines.update(s.span.start.line for s in finding.evidence if s.role is Role.FAILS and not s.path)
+    return lines
 
 
 def score(cases: list[Case] | None = None) -> Score:
