@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from . import torch_api as api
 from .exprs import dotted_name
+from .syntax_facts import grad_mode_of
 from .values import MODULE, OBJECT
 
 
@@ -29,12 +30,9 @@ class FunctionRef:
 
     @property
     def no_grad(self) -> bool:
-        for decorator in self.node.decorator_list:
-            target = decorator.func if isinstance(decorator, ast.Call) else decorator
-            name = dotted_name(target) or ""
-            if api.last_part(name) in api.NO_GRAD_CONTEXTS:
-                return True
-        return False
+        # `@torch.no_grad()`, `@torch.inference_mode`, `@torch.set_grad_enabled(False)`: the
+        # same rule as a `with` statement (`@torch.inference_mode(False)` leaves grad on).
+        return any(grad_mode_of(decorator) is False for decorator in self.node.decorator_list)
 
 
 @dataclass(eq=False)

@@ -75,19 +75,33 @@ def retains_graph(call: ast.Call) -> bool:
 
 
 def grad_mode_of(expr: ast.AST) -> bool | None:
-    """False for `torch.no_grad()` / `inference_mode()`, True for `enable_grad()`."""
+    """The grad mode a `with` item or a decorator sets: False for `torch.no_grad()`,
+    `inference_mode()` and `set_grad_enabled(False)`, True for `enable_grad()` and
+    `set_grad_enabled(True)`, None when it leaves the mode as it was.
+
+    The mode may be passed by position or as `mode=` (torch takes both), and
+    `inference_mode(False)` leaves autograd on. A non-literal mode is unknown: for
+    `inference_mode` it counts as off (the name says what the author expects), for
+    `set_grad_enabled` as unchanged.
+    """
     target = expr.func if isinstance(expr, ast.Call) else expr
     name = api.last_part(dotted_name(target) or "")
-    if name in api.NO_GRAD_CONTEXTS:
-        if name == "inference_mode" and isinstance(expr, ast.Call) and expr.args:
-            arg = expr.args[0]
-            if isinstance(arg, ast.Constant) and arg.value is False:
-                return None
-        return False
     if name in api.ENABLE_GRAD_CONTEXTS:
         return True
-    if name == "set_grad_enabled" and isinstance(expr, ast.Call) and expr.args:
-        arg = expr.args[0]
-        if isinstance(arg, ast.Constant) and isinstance(arg.value, bool):
-            return arg.value
-    return None
+    if name not in api.NO_GRAD_CONTEXTS and name != "set_grad_enabled":
+        return None
+    mode = _mode_argument(expr) if isinstance(expr, ast.Call) else None
+    if name == "set_grad_enabled":
+        return mode if isinstance(mode, bool) else None
+    if name == "inference_mode" and mode is False:
+        return None
+    return False
+
+
+def _mode_argument(call: ast.Call):
+    """The literal value of the call's first argument or `mode=` keyword; None when there
+    is none, `...` when it is not a literal."""
+    if call.args:
+        first = call.args[0]
+        return first.value if isinstance(first, ast.Constant) else ...
+    return literal_keyword(call, "mode")

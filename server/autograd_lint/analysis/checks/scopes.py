@@ -11,13 +11,13 @@ import ast
 from dataclasses import dataclass, field
 
 from ..blocks import Block
-from ..exprs import dotted_name
+from ..exprs import dotted_name  # noqa: F401 - the checkers import it from here
 from ..model import Finding, Role, Severity, Step
-from ..torch_api import last_part
+from ..syntax_facts import grad_mode_of
+from ..torch_api import last_part  # noqa: F401 - the checkers import it from here
 
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 LOOPS = (ast.For, ast.AsyncFor, ast.While)
-NO_GRAD_CONTEXTS = frozenset({"no_grad", "inference_mode"})
 
 
 @dataclass
@@ -33,18 +33,9 @@ class Scope:
 
 
 def is_no_grad_context(expr: ast.AST) -> bool:
-    """`torch.no_grad()`, `torch.inference_mode()`, `torch.set_grad_enabled(False)`."""
-    if isinstance(expr, ast.Call):
-        name = dotted_name(expr.func) or ""
-        tail = last_part(name)
-        if tail in NO_GRAD_CONTEXTS:
-            return True
-        if tail == "set_grad_enabled" and expr.args:
-            first = expr.args[0]
-            return isinstance(first, ast.Constant) and first.value is False
-        return False
-    name = dotted_name(expr) or ""
-    return last_part(name) in NO_GRAD_CONTEXTS
+    """`torch.no_grad()`, `torch.inference_mode()`, `torch.set_grad_enabled(False)`: one
+    rule with the interpreter's, so `inference_mode(False)` is not one here either."""
+    return grad_mode_of(expr) is False
 
 
 def source_text(block: Block, node: ast.AST) -> str:
