@@ -85,3 +85,59 @@ def test_fix_is_found_in_a_file_with_carriage_return_line_ends():
     assert [fix.code for fix in applied] == ["AG001"]
     assert "\n" not in fixed
     assert fixed.replace("\r", "\n") == fix_all(RNN)[0]
+
+
+HEAD = (
+    "import torch\nmodel = torch.nn.Linear(2, 2)\n"
+    "opt = torch.optim.SGD(model.parameters(), 0.1)\nx = torch.randn(3, 2)\n"
+)
+DEEP = {
+    # a 900-term sum over a graph built before the loop: AG001 at the backward (line 8)
+    "sum": "loss = model(x).sum()\nfor i in range(3):\n    total = "
+    + " + ".join(["loss"] * 900)
+    + "\n    total.backward()\n",
+    # 199 nested calls (as deep as the parser allows), then a .data write: AG006 (line 8)
+    "nested": "for i in range(3):\n    out = "
+    + "torch.relu(" * 199
+    + "model(x)"
+    + ")" * 199
+    + "\n    out.sum().backward()\n    out.data = 1\n",
+    # a 900-long method chain over a graph built before the loop: AG001 (line 8)
+    "chain": "h = model(x)\nfor i in range(3):\n    out = h"
+    + ".exp()" * 900
+    + "\n    out.sum().backward()\n",
+}
+EXPECTED = {"sum": [("AG001", 8)], "nested": [("AG006", 8)], "chain": [("AG001", 8)]}
+
+
+def test_deep_but_valid_code_is_analysed(caplog):
+    for name, body in DEEP.items():
+        with caplog.at_level("ERROR"):
+            findings = analyze(HEAD + body, "f.py")
+        assert [(f.code, f.span.start.line) for f in findings] == EXPECTED[name], name
+        assert "internal error" not in caplog.text, name
+
+
+def test_code_too_deep_to_analyse_is_reported_and_the_rest_still_checked(monkeypatch):
+    import sys
+
+    from autograd_lint.analysis import engine
+
+    # As on Python 3.10, where the analysis keeps the default limit: 900 calls are too deep.
+    monkeypatch.setattr(engine, "DEEP_CODE_RECURSION_LIMIT", 0)
+    source = HEAD + (
+        "h = model(x)\nstate = model(x)\nfor i in range(3):\n"
+        f"    out = h{'.exp()' * 900}\n"
+        "    state.sum().backward()\n"
+    )
+    previous = sys.getrecursionlimit()
+    sys.setrecursionlimit(1000)
+    try:
+        findings = analyze(source, "f.py")
+    finally:
+        sys.setrecursionlimit(previous)
+    notes = [f for f in findings if f.code == "AG000"]
+    assert [(n.span.start.line, n.severity.value) for n in notes] == [(8, "warning")]
+    assert notes[0].message.startswith("not analysed: this statement is nested too deeply")
+    # The backward on the next line, through a graph from before the loop, is still found.
+    assert [(f.code, f.span.start.line) for f in findings if f.code != "AG000"] == [("AG001", 9)]

@@ -235,7 +235,9 @@ def _parse_text(text: str) -> tuple[list, SyntaxError | None]:
         tree = parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError) as error:
         if not isinstance(error, SyntaxError):
-            error = SyntaxError(f"cannot parse: {type(error).__name__}", ("", 1, 1, ""))
+            reason = {RecursionError: "nested too deeply", MemoryError: "out of memory"}
+            message = reason.get(type(error)) or str(error) or type(error).__name__
+            error = SyntaxError(f"cannot parse: {message}", ("", 1, 1, ""))
         # The block keeps the error, not its traceback: that holds this frame, whose
         # locals hold the error (a cycle that would keep every line of the document
         # alive until the cyclic collector runs).

@@ -10,6 +10,7 @@ only the roots that can see the edited block.
 from __future__ import annotations
 
 import logging
+import sys
 
 from .blocks import (
     Block,
@@ -23,7 +24,7 @@ from .checks import run_checks
 from .interp import Interpreter
 from .model import Finding, Severity, Span, Step
 from .program import Program, is_relevant, parameter_names
-from .report import RawFinding, Reporter
+from .report import NOT_ANALYSED, RawFinding, Reporter
 from .values import Site
 
 log = logging.getLogger("autograd_lint.analysis")
@@ -110,6 +111,19 @@ class AnalysisCache:
         return [*before, *middle, *after]
 
 
+# The interpreter recurses along the syntax tree: a few frames per level of a `.exp()`
+# chain or of nested calls. From Python 3.11 on, calls between Python functions take no C
+# stack, so a higher limit only lets valid deep code (a 900-long chain) be analysed; before
+# that it could overflow the C stack, and code too deep for the default limit is reported
+# as not analysed instead (see Interpreter.exec_block).
+DEEP_CODE_RECURSION_LIMIT = 20_000
+
+
+def _allow_deep_code() -> None:
+    if sys.version_info >= (3, 11) and sys.getrecursionlimit() < DEEP_CODE_RECURSION_LIMIT:
+        sys.setrecursionlimit(DEEP_CODE_RECURSION_LIMIT)
+
+
 def analyze(
     source: str,
     path: str = "<string>",
@@ -122,6 +136,7 @@ def analyze(
     `resolver(module, level, importing_path)` returns a `ModuleSummary` for an import of
     the project (see `modules.py`), or None; without one, imports are unknown names.
     """
+    _allow_deep_code()
     if source.startswith("\ufeff"):
         # An editor's buffer may keep the file's byte-order mark, which Python drops when it
         # reads the file (the CLI decodes the same way). Columns on line 1 count without it.
@@ -248,6 +263,8 @@ def render(raw: RawFinding, path: str) -> Finding:
 def _render(raw: RawFinding, path: str) -> Finding:
     rule = _rules().get(raw.code)
     severity = rule.severity if rule else Severity.ERROR
+    if raw.kind == NOT_ANALYSED:
+        severity = Severity.WARNING  # the code is fine; what could not be checked is said
     lines = [
         f"{span_of(site).start.line} of {site.block.path.replace(chr(92), '/').rsplit('/', 1)[-1]}"
         if site.block.path

@@ -150,7 +150,16 @@ class ExpressionMixin:
 
     # -- operators -----------------------------------------------------------------------
     def ev_BinOp(self, node: ast.BinOp) -> Val:
-        return self.union([self.ev(node.left), self.ev(node.right)], node)
+        # `a + b + c + ...` is a left-deep tree: its spine is walked in a loop, so a sum of
+        # a thousand terms costs no recursion (evaluated left to right, as before).
+        spine = []
+        while isinstance(node, ast.BinOp):
+            spine.append(node)
+            node = node.left
+        val = self.ev(node)
+        for op in reversed(spine):
+            val = self.union([val, self.ev(op.right)], op)
+        return val
 
     def ev_UnaryOp(self, node: ast.UnaryOp) -> Val:
         operand = self.ev(node.operand)

@@ -168,7 +168,12 @@ class Interpreter(ExpressionMixin, CallMixin):
                 return
             handler = self._do_handlers[statement.__class__]
             if handler is not None:
-                handler(self, statement)
+                try:
+                    handler(self, statement)
+                except RecursionError:
+                    # Valid but deep code (a 900-term sum, 200 nested calls): this statement
+                    # goes unanalysed, and says so; the rest of the block is still checked.
+                    self.reporter.not_analysed(self.site(statement))
 
     def do_Expr(self, node: ast.Expr) -> None:
         self.ev(node.value)

@@ -15,6 +15,7 @@ from .model import Role
 from .values import Origin, Site
 
 MAX_LABEL = 40
+NOT_ANALYSED = "not-analysed"  # the kind of an AG000 notice for code the analysis gave up on
 
 
 @dataclass(eq=False)
@@ -108,6 +109,18 @@ class Reporter:
     def __init__(self):
         self.findings: dict[tuple, RawFinding] = {}
         self.reported_roots: set[Origin] = set()
+
+    def not_analysed(self, site: Site) -> None:
+        finding = RawFinding(
+            "AG000",
+            NOT_ANALYSED,
+            "not analysed: this statement is nested too deeply for the analysis; "
+            "findings that go through it may be missing",
+            [],
+            site,
+            [],
+        )
+        self.findings.setdefault(finding.key, finding)
 
     def conflict(self, interp, call: ast.Call, stale: list[Origin]) -> None:
         if all(origin in self.reported_roots for origin in stale):
