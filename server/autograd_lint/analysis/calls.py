@@ -27,8 +27,11 @@ from .values import (
     OPTIMIZER,
     TENSOR,
     Binding,
+    Stepped,
     Val,
 )
+
+TORCH_LAYER = "torch.nn"  # the first element of a torch layer's object key
 
 
 def literal_keyword(call: ast.Call, name: str):
@@ -137,7 +140,11 @@ class CallMixin:
             return NOTHING
         if receiver.kind == MODULE:
             if method in api.PARAMETER_METHODS:
-                return Val(frozenset({self.new_origin(node, leaf=True)}), CONTAINER)
+                leaf = self.new_origin(node, leaf=True)
+                owner = self.module_key(func.value, receiver)
+                if owner is not None:
+                    self.param_owners[leaf] = owner
+                return Val(frozenset({leaf}), CONTAINER)
             if method in ("forward", "__call__"):
                 return self.call_module(node, receiver, args)
             if method in api.MODULE_PLUMBING:
@@ -153,6 +160,8 @@ class CallMixin:
             if closure is not None:
                 # `optimizer.step(closure)` calls the closure: its backward runs here.
                 self.call_function(node, closure.ref, [], None)
+            if method == "step" and receiver.ref:
+                self.optimizer_step(node, receiver.ref)
             return NOTHING
         if receiver.kind == DIST:
             if method in ("sample", "sample_n", "enumerate_support"):
@@ -211,23 +220,27 @@ class CallMixin:
         if last in api.NO_GRAD_CONTEXTS or last in api.ENABLE_GRAD_CONTEXTS:
             return NOTHING
         if dotted.startswith(api.OPTIM_NAMESPACES) or last in api.OPTIMIZER_CLASSES:
-            return Val(EMPTY, OPTIMIZER)
+            return self.new_optimizer(args)
         if last in api.DISTRIBUTIONS:
             return Val(EMPTY.union(*(a.origins for a in args)), DIST)
         if last == "Parameter":
-            return Val(frozenset({self.new_origin(node, leaf=True)}))
+            return self.new_parameter(node)
         if dotted.startswith(api.NN_NAMESPACES) and last[:1].isupper():
             if last == "Sequential" and args and all(a.kind == MODULE for a in args):
                 # Calling it runs its parts in order: local modules inside keep their state.
                 return Val(EMPTY, MODULE, None, tuple(args))
-            return Val(EMPTY, MODULE, None)
+            # A torch layer: its own object (its parameters are its own), and its class.
+            return Val(EMPTY, MODULE, (TORCH_LAYER, last, id(node), tuple(self.context)))
         if last in api.FACTORIES:
             if literal_keyword(node, "requires_grad") is True:
                 return Val(frozenset({self.new_origin(node, leaf=True)}))
             return NOTHING
         if last in api.CUT_TORCH_FUNCTIONS:
             return NOTHING
-        return self.union(args, node)
+        result = self.union(args, node)
+        if last in api.WEIGHT_SAVING_FUNCTIONS:
+            self.note_parameters_saved(node, args, result)
+        return result
 
     # -- calls through a bare name ------------------------------------------------------
     def call_by_name(self, node: ast.Call, name: str, args: list[Val]) -> Val:
@@ -255,9 +268,9 @@ class CallMixin:
                 return Val(frozenset({self.new_origin(node, leaf=True)}))
             return NOTHING
         if name in api.OPTIMIZER_CLASSES:
-            return Val(EMPTY, OPTIMIZER)
+            return self.new_optimizer(args)
         if name == "Parameter":
-            return Val(frozenset({self.new_origin(node, leaf=True)}))
+            return self.new_parameter(node)
         if name[:1].isupper() and self.lookup(name) is None:
             # An imported class: calling its instances later is a module call.
             return Val(EMPTY, MODULE if self.modelish_class(name) else OBJECT, None)
@@ -286,14 +299,19 @@ class CallMixin:
                 return result
         elif module.parts is not None:  # nn.Sequential(...)
             value = args[0] if args else NOTHING
-            for part in module.parts:
-                value = self.call_module(node, part, [value])
+            # Its parts' parameters are its own: an optimizer over it steps them.
+            owner = self.module_key(node.func, module)
+            self.receivers.append(owner)
+            try:
+                for part in module.parts:
+                    value = self.call_module(node, part, [value])
+            finally:
+                self.receivers.pop()
             return value
         origins = EMPTY.union(*(a.origins for a in args), module.origins)
-        origins = origins | {
-            self.new_origin(node, leaf=False),
-            self.new_origin(node.func, leaf=True),
-        }
+        built = self.new_origin(node, leaf=False)
+        self.note_weights_saved(built, node.func, module, args)
+        origins = origins | {built, self.new_origin(node.func, leaf=True)}
         return Val(origins)
 
     def instantiate(self, node: ast.Call, info, args: list[Val]) -> Val:
@@ -324,13 +342,91 @@ class CallMixin:
             )
         definition = fn.node
         params = self.bind_parameters(definition, node, args, receiver)
-        return self.run_function(fn, params, node)
+        owner = receiver.ref if receiver is not None else None
+        if owner is not None:
+            self.receivers.append(owner)
+        try:
+            return self.run_function(fn, params, node)
+        finally:
+            if owner is not None:
+                self.receivers.pop()
 
     def call_opaque(self, node: ast.Call, receiver: Val, args: list[Val]) -> Val:
         if receiver.kind == MODULE:
-            origins = EMPTY.union(*(a.origins for a in args)) | {self.new_origin(node, leaf=False)}
-            return Val(origins)
+            built = self.new_origin(node, leaf=False)
+            owner = node.func.value if isinstance(node.func, ast.Attribute) else node.func
+            self.note_weights_saved(built, owner, receiver, args)
+            return Val(EMPTY.union(*(a.origins for a in args)) | {built})
         return self.union(args, node)
+
+    # -- parameters, optimizers, and the steps that change parameters in place -----------
+    def module_key(self, node: ast.AST, module: Val):
+        """What names one module's parameters: its abstract object, else its access path
+        from the nearest known object (`self.disc` and `net.disc` alike), else its path."""
+        if module.kind in (MODULE, OBJECT) and module.ref is not None:
+            return module.ref
+        path = dotted_name(node)
+        if path is None:
+            return None
+        head, _, rest = path.partition(".")
+        root = self.lookup(head)
+        if rest and root is not None and root.val.kind in (MODULE, OBJECT) and root.val.ref:
+            return ("attr", root.val.ref, rest)
+        return ("path", path)
+
+    def new_optimizer(self, args: list[Val]) -> Val:
+        """`torch.optim.X(m.parameters(), ...)`: an optimizer over the modules whose
+        `.parameters()` reach its arguments (through lists, `+`, param-group dicts)."""
+        owners = frozenset(
+            self.param_owners[o] for a in args for o in a.origins if o in self.param_owners
+        )
+        return Val(EMPTY, OPTIMIZER, owners or None)
+
+    def new_parameter(self, node: ast.Call) -> Val:
+        """`nn.Parameter(...)`: a leaf, owned by the object whose method creates it."""
+        leaf = self.new_origin(node, leaf=True)
+        if self.receivers:
+            self.param_owners[leaf] = self.receivers[-1]
+        return Val(frozenset({leaf}))
+
+    def note_parameters_saved(self, node: ast.AST, operands: list[Val], result: Val) -> None:
+        """`x @ self.W`: the op keeps a module's parameter for the gradient of an operand
+        with history (with `x` plain data, only `x` is kept)."""
+        owners = set()
+        for index, operand in enumerate(operands):
+            mine = {self.param_owners[o] for o in operand.origins if o in self.param_owners}
+            if mine and any(v.origins for i, v in enumerate(operands) if i != index):
+                owners |= mine
+        if not owners:
+            return
+        for origin in result.origins:
+            if not origin.leaf and origin.site.node is node:
+                self.weight_saves[origin] = frozenset(owners)
+
+    def note_weights_saved(self, built, node: ast.AST, module: Val, args: list[Val]) -> None:
+        """A module call over inputs with history saves its weights for their gradient
+        (on plain data a layer needs only its input); they belong to the module and to
+        every object whose method is running it."""
+        recurrent = isinstance(module.ref, tuple) and module.ref[:1] == (TORCH_LAYER,)
+        recurrent = recurrent and module.ref[1] in api.RECURRENT_LAYERS
+        # A recurrent layer feeds each time step's state, which has history, to the next:
+        # it keeps its weights even over plain data.
+        if not recurrent and not any(a.origins for a in args):
+            return
+        owners = {owner for owner in self.receivers if owner is not None}
+        key = self.module_key(node, module)
+        if key is not None:
+            owners.add(key)
+        if owners:
+            # The parts of an nn.Sequential build their nodes at its one call site.
+            self.weight_saves[built] = self.weight_saves.get(built, frozenset()) | owners
+
+    def optimizer_step(self, node: ast.Call, owners: frozenset) -> None:
+        if self.state is None:
+            return
+        self.seq += 1
+        stepped = Stepped(self.seq, self.site(node), tuple(self.context))
+        self.state.stepped = {**self.state.stepped, **dict.fromkeys(owners, stepped)}
 
     def bind_parameters(self, definition, call: ast.Call, args: list[Val], receiver):
         arguments = definition.args

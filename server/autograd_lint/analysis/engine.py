@@ -22,7 +22,7 @@ from .blocks import (
 )
 from .checks import run_checks
 from .interp import Interpreter
-from .model import Finding, Severity, Span, Step
+from .model import Finding, Role, Severity, Span, Step
 from .program import Program, is_relevant, parameter_names
 from .report import NOT_ANALYSED, RawFinding, Reporter
 from .values import Site
@@ -156,9 +156,19 @@ def analyze(
             if raw.site.block.path is None:  # a backward in another file is that file's
                 findings.append(render(raw, path))
     try:
-        findings.extend(run_checks(blocks, path, cache.checks if cache is not None else None))
+        checked = run_checks(blocks, path, cache.checks if cache is not None else None)
     except Exception:  # noqa: BLE001 - a checker's bug costs its findings, nothing more
         log.exception("autograd-lint: internal error in AG005-AG007 checks")
+        checked = []
+    # The interpreter's AG007 (a stepped weight, stepped.py) and the in-place checker's
+    # can name the same `step()`: the checker's, with its tailored story, is kept.
+    inplace = {f.span.start for f in checked if f.code == "AG007"}
+    findings = [f for f in findings if f.code != "AG007" or f.span.start not in inplace]
+    # When the graph a `retain_graph=True` kept will crash (AG007), the warning that it
+    # slows every step (AG004 at that backward) understates it: the error tells the story.
+    crashing = {s.span.start for f in findings if f.code == "AG007" for s in f.steps(Role.FAILS)}
+    findings = [f for f in findings if f.code != "AG004" or f.span.start not in crashing]
+    findings.extend(checked)
     findings.sort(key=Finding.sort_key)
     return findings
 

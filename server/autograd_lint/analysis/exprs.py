@@ -70,6 +70,10 @@ def walk(root: ast.AST) -> list[ast.AST]:
     return nodes
 
 
+# `x @ w`, `x * w`, `x / w` keep `w` for the gradient of `x` (`+` and `-` keep nothing).
+SAVING_OPERATORS = (ast.Mult, ast.MatMult, ast.Div)
+
+
 class ExpressionMixin:
     """Evaluates expressions against `self.state`; needs the interpreter's helpers."""
 
@@ -158,7 +162,10 @@ class ExpressionMixin:
             node = node.left
         val = self.ev(node)
         for op in reversed(spine):
-            val = self.union([val, self.ev(op.right)], op)
+            operands = [val, self.ev(op.right)]
+            val = self.union(operands, op)
+            if isinstance(op.op, SAVING_OPERATORS):
+                self.note_parameters_saved(op, operands, val)
         return val
 
     def ev_UnaryOp(self, node: ast.UnaryOp) -> Val:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
+from . import stepped
 from .calls import CallMixin, literal_keyword
 from .definitions import ClassInfo, FunctionRef, api_kind_of, make_class_info
 from .exprs import ExpressionMixin
@@ -77,6 +78,12 @@ class Interpreter(ExpressionMixin, CallMixin):
         self.seq = 0
         self.inlined = 0
         self.lifetimes = LifetimeTracker()
+        # Whose parameters things stand for (see stepped.py): the leaf of `m.parameters()`
+        # -> m's key; a module call's node -> the keys whose weights it saved; the objects
+        # whose methods are being inlined, innermost last.
+        self.param_owners: dict[Origin, object] = {}
+        self.weight_saves: dict[Origin, frozenset] = {}
+        self.receivers: list = []
         self.frame: Frame = Frame(None, None)
         self.state: State | None = State({}, {}, {})
 
@@ -145,7 +152,7 @@ class Interpreter(ExpressionMixin, CallMixin):
         self.active.append(fn)
         frame = Frame(fn.block, fn, caller_frame.grad_enabled and not fn.no_grad, globals_env)
         self.frame = frame
-        self.state = State(params, caller_state.heap, caller_state.freed)
+        self.state = State(params, caller_state.heap, caller_state.freed, caller_state.stepped)
         try:
             self.exec_block(fn.node.body)
             ends = join_states([self.state, *frame.return_states])
@@ -156,6 +163,7 @@ class Interpreter(ExpressionMixin, CallMixin):
         if ends is not None:
             caller_state.heap = ends.heap
             caller_state.freed = ends.freed
+            caller_state.stepped = ends.stepped
         result = NOTHING
         for val in frame.returns:
             result = join_vals(result, val) if result is not NOTHING else val
@@ -403,6 +411,9 @@ class Interpreter(ExpressionMixin, CallMixin):
         stale = [o for o in nodes if o in freed]
         if stale:
             self.reporter.conflict(self, call, stale)
+        changed = stepped.changed_weights(self, nodes)
+        if changed:
+            stepped.report(self, call, changed)
         if not retains_graph(call):
             info = Freed(self.site(call), tuple(self.context), tuple(self.call_chain))
             for origin in nodes:

@@ -127,3 +127,11 @@ CUT_TORCH_FUNCTIONS = frozenset(
 
 def last_part(dotted: str) -> str:
     return dotted.rpartition(".")[2]
+
+
+# torch functions that keep a weight operand for the gradient of the other (see stepped.py).
+# Each row is checked against torch by tests/test_stepped_weights.py.
+WEIGHT_SAVING_FUNCTIONS = frozenset({"matmul", "mm", "bmm", "mv", "mul", "linear"})
+# torch.nn layers that keep their weights even over plain data (each step's state, which
+# has history, meets the weights again in the next step).
+RECURRENT_LAYERS = frozenset({"RNN", "LSTM", "GRU"})

@@ -144,18 +144,29 @@ class Freed:
     call_chain: tuple[Site, ...]  # call sites leading into the function holding `site`
 
 
+@dataclass(slots=True)
+class Stepped:
+    """The latest optimizer step that updated one module's parameters in place."""
+
+    seq: int  # origins created before it (lower seq) saved the old parameter values
+    site: Site  # the `step()` call
+    context: tuple[LoopPass, ...]
+
+
 class State:
-    """What is known at one program point: local bindings, the object heap, freed graphs."""
+    """What is known at one program point: local bindings, the object heap, freed graphs,
+    and the optimizer steps that changed parameters (module key -> Stepped)."""
 
-    __slots__ = ("env", "heap", "freed")
+    __slots__ = ("env", "heap", "freed", "stepped")
 
-    def __init__(self, env: dict, heap: dict, freed: dict):
+    def __init__(self, env: dict, heap: dict, freed: dict, stepped: dict | None = None):
         self.env: dict[str, Binding] = env
         self.heap: dict[tuple, Binding] = heap
         self.freed: dict[Origin, Freed] = freed
+        self.stepped: dict[object, Stepped] = stepped if stepped is not None else {}
 
     def copy(self) -> State:
-        return State(dict(self.env), dict(self.heap), dict(self.freed))
+        return State(dict(self.env), dict(self.heap), dict(self.freed), dict(self.stepped))
 
 
 def _join_maps(a: dict, b: dict, join_entry) -> dict:
@@ -187,6 +198,14 @@ def _intersect(a: dict, b: dict) -> dict:
     return {key: value for key, value in a.items() if key in b}
 
 
+def _earliest_steps(a: dict, b: dict) -> dict:
+    # Like freed graphs, a step counts only when every path took it; of two, the earlier
+    # one (fewer graphs were built before it) keeps the claim on the safe side.
+    if a is b:
+        return a
+    return {key: min(a[key], b[key], key=lambda s: s.seq) for key in a.keys() & b.keys()}
+
+
 def join_states(states: list[State | None]) -> State | None:
     live = [s for s in states if s is not None]
     if not live:
@@ -197,5 +216,6 @@ def join_states(states: list[State | None]) -> State | None:
             _join_maps(out.env, other.env, _join_bindings),
             _join_maps(out.heap, other.heap, _join_bindings),
             _intersect(out.freed, other.freed),
+            _earliest_steps(out.stepped, other.stepped),
         )
     return out

@@ -16,6 +16,13 @@ What it does
     disc.parameters())`): a graph through `disc(fake)` built before `opt_d.step()` saved
     those weights when its input requires grad, so a later backward through it fails —
     the GAN that reuses `D(G(z))` for the generator's loss after the discriminator's step.
+    The interpreter finds the same across loop iterations and calls: a graph kept by
+    `retain_graph=True` (or carried state) whose module weights an optimizer step updated
+    before the next backward reaches it — the LSTM loop "fixed" with `retain_graph=True`
+    crashes here in its second iteration. Which weights an optimizer steps comes from the
+    `.parameters()` calls that reach its constructor (of a module, of a submodule, of an
+    `nn.Sequential`, through lists and `+`); a layer saves its weights when its input has
+    history (a recurrent layer always), and `x @ self.w`, `x * self.w` save the parameter.
 
 Why it is bad
     The backward raises `RuntimeError: one of the variables needed for gradient
@@ -48,6 +55,32 @@ RULE = Rule(
 )
 
 VALID = [
+    # The discriminator's step comes before the generator's loss is built through it.
+    """
+import torch
+gen, disc = torch.nn.Linear(2, 2), torch.nn.Linear(2, 1)
+opt_g = torch.optim.SGD(gen.parameters(), lr=0.1)
+opt_d = torch.optim.SGD(disc.parameters(), lr=0.1)
+for _ in range(2):
+    fake = gen(torch.randn(4, 2))
+    opt_d.zero_grad()
+    disc(fake.detach()).mean().backward()
+    opt_d.step()
+    opt_g.zero_grad()
+    (-disc(fake).mean()).backward()
+    opt_g.step()
+""",
+    # A retained graph, and a step of an optimizer whose weights the rest of it never saved.
+    """
+import torch
+enc, head_a, head_b = torch.nn.Linear(3, 3), torch.nn.Linear(3, 1), torch.nn.Linear(3, 1)
+opt_a = torch.optim.SGD(head_a.parameters(), lr=0.1)
+z = enc(torch.randn(2, 3))
+loss_a, loss_b = head_a(z).sum(), head_b(z).sum()
+loss_a.backward(retain_graph=True)
+opt_a.step()
+loss_b.backward()
+""",
     # Out-of-place update: `h` is rebound, the saved tensor is untouched.
     """
 import torch
@@ -81,6 +114,44 @@ for step in range(3):
 ]
 
 INVALID = [
+    # `retain_graph=True` keeps the carried state's graph; the step then changes the GRU
+    # weights it saved, and the next iteration's backward reaches it.
+    """
+import torch
+rnn = torch.nn.GRU(2, 3, batch_first=True)
+opt = torch.optim.SGD(rnn.parameters(), lr=0.1)
+h = torch.zeros(1, 1, 3)
+for _ in range(3):
+    out, h = rnn(torch.randn(1, 4, 2), h)
+    opt.zero_grad()
+    out.sum().backward(retain_graph=True)
+    opt.step()  # expect: AG007
+""",
+    # Two losses over one forward, the optimizer stepped between their backward passes.
+    """
+import torch
+from torch import nn
+
+
+class TwoHeads(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.trunk = nn.Sequential(nn.Linear(3, 8), nn.Tanh(), nn.Linear(8, 8))
+        self.cls = nn.Linear(8, 2)
+
+    def forward(self, x):
+        feat = self.trunk(x)
+        return feat, self.cls(feat)
+
+
+net = TwoHeads()
+opt = torch.optim.Adam(list(net.trunk.parameters()) + list(net.cls.parameters()))
+feat, logits = net(torch.randn(5, 3))
+opt.zero_grad()
+logits.sum().backward(retain_graph=True)
+opt.step()  # expect: AG007
+feat.pow(2).mean().backward()
+""",
     """
 import torch
 w = torch.randn(4, 3, requires_grad=True)

@@ -1,0 +1,86 @@
+"""AG007 from the interpreter: a backward through a graph whose saved weights an optimizer
+step has since updated in place.
+
+A module call over inputs with history saves the module's weights for the input's
+gradient. `optimizer.step()` updates the parameters it was given in place, which bumps
+their version counters; a later backward that reaches a node built before the step —
+because `retain_graph=True` kept it, because it was never back-propagated yet, or
+because carried state brings it into the next iteration — finds a saved tensor of the
+wrong version and raises "one of the variables needed for gradient computation has been
+modified by an inplace operation". Whose parameters an optimizer holds comes from the
+`.parameters()` calls that reach its constructor (`calls.new_optimizer`), never from
+names; which weights a node saved, from the module it called (`calls.note_weights_saved`).
+"""
+
+from __future__ import annotations
+
+import ast
+
+from .model import Role
+from .report import RawFinding, RawStep, call_text, source_of
+from .values import Origin, Site, Stepped
+
+CODE = "AG007"
+KIND = "optimizer-step"
+ERROR_TEXT = (
+    "one of the variables needed for gradient computation has been modified by an inplace operation"
+)
+
+
+def changed_weights(interp, nodes: list[Origin]) -> list[tuple[Origin, Stepped]]:
+    """The graph nodes a backward is about to traverse whose saved weights were stepped."""
+    stepped = interp.state.stepped
+    if not stepped:
+        return []
+    freed = interp.state.freed
+    found = []
+    for origin in nodes:
+        owners = interp.weight_saves.get(origin)
+        if owners is None or origin in freed:
+            continue  # a freed node raises the freed-graph error first (AG001/AG002)
+        steps = [stepped[o] for o in owners if o in stepped and stepped[o].seq > origin.seq]
+        if steps:
+            found.append((origin, min(steps, key=lambda s: s.seq)))
+    return found
+
+
+def report(interp, call: ast.Call, changed: list[tuple[Origin, Stepped]]) -> None:
+    origin, step = min(changed, key=lambda pair: pair[0].seq)
+    earlier_pass = origin.context != tuple(interp.context)
+    built = origin.site
+    fails = Site(interp.frame.block, call)
+    when = " in iteration 1" if earlier_pass and origin.context else ""
+    steps = [
+        RawStep(
+            built,
+            f"graph built here{when}: `{source_of(built)}` saves the module's weights",
+            Role.BUILT,
+        ),
+        RawStep(
+            step.site,
+            f"`{call_text(step.site.node)}` updates those weights in place",
+            Role.NOTE,
+        ),
+    ]
+    steps.extend(
+        RawStep(
+            site, f"the failing backward runs inside `{source_of(site)}`, called here", Role.CALL
+        )
+        for site in interp.call_chain
+    )
+    steps.append(
+        RawStep(
+            fails,
+            f"`{call_text(call)}` needs the saved weights and raises: {ERROR_TEXT}",
+            Role.FAILS,
+        )
+    )
+    reached = "in a later iteration" if earlier_pass else "later"
+    message = (
+        f"`{call_text(step.site.node)}` updates in place the weights that the graph built at "
+        f"line {{0}} saved for backward, and the backward at line {{1}} reaches that graph "
+        f'{reached}: it will raise "{ERROR_TEXT}"; back-propagate before the step, or build '
+        "the graph again after it (detach what carries it across the step)"
+    )
+    finding = RawFinding(CODE, KIND, message, [built, fails], step.site, steps)
+    interp.reporter.findings.setdefault(finding.key, finding)
