@@ -1,11 +1,15 @@
 """Precision and recall on the realistic corpus in tests/corpus/.
 
-Every corpus file marks each failing backward with `# expect: AG001` (or AG002), and
-a syntax error with `# expect: AG000`; a file without marks must stay clean. The
-static half holds `analyze` to those marks. The runtime half keeps the marks honest:
-each file whose first line is `# runnable` is executed with torch on the CPU and
-must fail exactly where marked (or run cleanly, or raise the error its first line
-names: `# runnable: raises "<text>"`).
+Every corpus file marks each finding it should get with `# expect: AG00N` (any rule:
+a failing backward AG001/AG002, a syntax error AG000, an in-place change AG007, the
+warnings AG003-AG006); a file without marks must get no finding at all. The static half
+holds `analyze` to those marks, every rule's findings included. The runtime half
+labels each file whose first line is `# runnable` by what torch does with it on the CPU
+and compares the analyzer's verdict with that label: a file that raises the graph-freed
+error must carry its one AG001/AG002 mark on the raising line; one that raises the
+in-place error must get an AG007 whose failing step is the raising line; one that runs
+cleanly must carry no AG001/AG002/AG007 mark. `# runnable: raises "<text>"` names the
+error a file raises when it is not the graph-freed one.
 
 Run as a script (`python tests/test_corpus.py OUT.json FILE...`) this module is the
 runner for the runtime half: one interpreter imports torch once and runs every file.
@@ -26,9 +30,11 @@ from expectations import expected_marks
 
 CORPUS_DIR = Path(__file__).resolve().parent / "corpus"
 CORPUS = sorted(CORPUS_DIR.glob("*.py"))
-STATIC_CODES = {"AG000", "AG001", "AG002"}
+STATIC_CODES = {f"AG00{n}" for n in range(8)}  # every rule
 RUNTIME_CODES = {"AG001", "AG002"}
+ERROR_CODES = {"AG001", "AG002", "AG007"}  # the rules whose finding means a crash
 GRAPH_FREED = "Trying to backward through the graph a second time"
+MODIFIED = "modified by an inplace operation"
 RUNNABLE = re.compile(r'# runnable(?::\s*raises\s+"(?P<raises>[^"]+)")?\s*$')
 RUNNER_TIMEOUT_S = 300
 MIN_FILES = 30
@@ -43,11 +49,20 @@ def marks(path: Path, codes: set[str]) -> list[tuple[int, str]]:
     return [mark for mark in expected_marks(path.read_text(encoding="utf-8")) if mark[1] in codes]
 
 
-def reported(path: Path) -> list[tuple[int, str]]:
+def findings(path: Path) -> list:
     from autograd_lint.analysis import analyze
 
-    findings = analyze(path.read_text(encoding="utf-8"), str(path))
-    return sorted((f.span.start.line, f.code) for f in findings if f.code in STATIC_CODES)
+    return analyze(path.read_text(encoding="utf-8"), str(path))
+
+
+def reported(path: Path) -> list[tuple[int, str]]:
+    return sorted((f.span.start.line, f.code) for f in findings(path) if f.code in STATIC_CODES)
+
+
+def test_every_rule_is_compared():
+    from autograd_lint.rules import RULE_MODULES
+
+    assert set(RULE_MODULES) == STATIC_CODES
 
 
 RUNNABLE_FILES = [path for path in CORPUS if runnable_header(path)]
@@ -168,20 +183,26 @@ def runtime_outcomes() -> dict[str, dict]:
 @pytest.mark.parametrize("path", RUNNABLE_FILES, ids=[path.name for path in RUNNABLE_FILES])
 def test_runtime_behaviour_matches_marks(path: Path, runtime_outcomes: dict[str, dict]) -> None:
     outcome = runtime_outcomes[str(path)]
-    expected = marks(path, RUNTIME_CODES)
+    errors = marks(path, ERROR_CODES)
     raises = runnable_header(path)["raises"]
-    if expected:
-        assert raises is None, "a file raises either the marked graph error or another one"
-        assert len(expected) == 1, "only the first failing backward raises: one mark per file"
-        assert outcome["error"] == "RuntimeError", outcome
-        assert GRAPH_FREED in outcome["message"], outcome
-        assert outcome["line"] == expected[0][0], outcome
-    elif raises:
-        assert outcome["error"] == "RuntimeError", outcome
+    if raises:
         assert raises in outcome["message"], outcome
-        assert GRAPH_FREED not in outcome["message"], outcome
+    message = outcome["message"] or ""
+    if GRAPH_FREED in message:
+        assert outcome["error"] == "RuntimeError", outcome
+        # Only the first failing backward ever raises: one mark, on the raising line.
+        assert len(errors) == 1 and errors[0][1] in RUNTIME_CODES, (errors, outcome)
+        assert errors[0][0] == outcome["line"], (errors, outcome)
+    elif MODIFIED in message:
+        assert outcome["error"] == "RuntimeError", outcome
+        assert [code for _, code in errors] == ["AG007"], (errors, outcome)
+        # AG007 sits on the in-place change; its evidence names the backward that raises.
+        (finding,) = [f for f in findings(path) if f.code == "AG007"]
+        fails = [step.span.start.line for step in finding.evidence if step.role.value == "fails"]
+        assert fails == [outcome["line"]], (fails, outcome)
     else:
         assert outcome["error"] is None, outcome
+        assert errors == [], "a file that runs cleanly carries no error mark"
 
 
 def test_failing_line_is_the_call_into_backward_not_a_custom_function(tmp_path: Path) -> None:

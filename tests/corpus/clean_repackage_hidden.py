@@ -46,5 +46,5 @@ for batch, i in enumerate(range(0, train_data.size(0) - 1, bptt)):
     loss.backward()
     torch.nn.utils.clip_grad_norm_(model.parameters(), 0.25)
     for p in model.parameters():
-        p.data.add_(p.grad, alpha=-lr)
+        p.data.add_(p.grad, alpha=-lr)  # expect: AG006
     total_loss += loss.item()

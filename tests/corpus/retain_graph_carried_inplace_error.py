@@ -18,4 +18,4 @@ for step in range(5):
     loss = ((head(out[:, -1]) - y) ** 2).mean()
     optimizer.zero_grad()
     loss.backward(retain_graph=True)
-    optimizer.step()
+    optimizer.step()  # expect: AG007
