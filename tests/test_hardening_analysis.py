@@ -141,3 +141,30 @@ def test_code_too_deep_to_analyse_is_reported_and_the_rest_still_checked(monkeyp
     assert notes[0].message.startswith("not analysed: this statement is nested too deeply")
     # The backward on the next line, through a graph from before the loop, is still found.
     assert [(f.code, f.span.start.line) for f in findings if f.code != "AG000"] == [("AG001", 9)]
+
+
+def test_a_huge_file_is_analysed_up_to_a_bound_that_is_reported(monkeypatch):
+    from autograd_lint.analysis import engine
+
+    monkeypatch.setattr(engine, "MAX_ANALYSED_LINES", 60)
+    first = RNN.count("\n")  # 43 lines, with an AG001 at line 41
+    source = RNN + "\n" + RNN + "\n" + RNN
+    findings = analyze(source, "f.py")
+    # Cut before the second copy's first top-level statement at or before line 61.
+    notes = [f for f in findings if f.code == "AG000"]
+    assert len(notes) == 1 and notes[0].severity.value == "warning"
+    stopped = notes[0].span.start.line - 1
+    assert first < stopped <= 60
+    assert notes[0].message.startswith(f"not analysed: analysis stopped at line {stopped}; the ")
+    assert [f.span.start.line for f in findings if f.code == "AG001"] == [41]
+    # The editor's cache cuts the same way.
+    cache = AnalysisCache()
+    analyze(RNN, "f.py", cache=cache)
+    assert as_tuples(analyze(source, "f.py", cache=cache)) == as_tuples(findings)
+
+
+def test_a_file_within_the_bound_is_not_cut(monkeypatch):
+    from autograd_lint.analysis import engine
+
+    monkeypatch.setattr(engine, "MAX_ANALYSED_LINES", RNN.count("\n") + 1)
+    assert "AG000" not in [f.code for f in analyze(RNN, "f.py")]

@@ -30,6 +30,38 @@ def split_lines(source: str) -> list[str]:
     return LINE_BREAK.split(source)
 
 
+def head_of(source: str, max_lines: int) -> tuple[str, int]:
+    """(`source` cut before a statement start at or before line max_lines + 1, the number
+    of lines cut off): the analysis's time and memory grow with the text, so a huge file
+    is analysed up to a bound. Cheap on any size: only the lines near the cut are split."""
+    separator = "\n" if "\n" in source or "\r" not in source else "\r"
+    end = -1
+    for _ in range(max_lines + 1):
+        end = source.find(separator, end + 1)
+        if end < 0:
+            return source, 0
+    window = source[:end].rsplit(separator, CUT_WINDOW)  # lines up to max_lines + 1
+    if len(window) > CUT_WINDOW:
+        window = window[1:]  # the first item is all the text before the window
+    first = max_lines + 1 - len(window)  # 0-based line number of window[0]
+    points = cut_points(window, 1, len(window))
+    keep = first + points[-1] if points else max_lines
+    total = source.count(separator) + (not source.endswith(separator))
+    head = source[: _offset_of_line(source, separator, keep)]
+    return head, total - keep
+
+
+CUT_WINDOW = 2000  # lines searched back from the bound for a statement start
+
+
+def _offset_of_line(source: str, separator: str, line: int) -> int:
+    """Offset where 0-based `line` starts (after its separator)."""
+    end = -1
+    for _ in range(line):
+        end = source.find(separator, end + 1)
+    return end + 1
+
+
 class Block:
     __slots__ = (
         "lines", "text", "key", "start", "parsed_start", "statements", "error", "_names", "path",

@@ -17,6 +17,7 @@ from .blocks import (
     ParseMemo,
     blocks_from_pieces,
     build_blocks,
+    head_of,
     rebuild_blocks,
     split_lines,
 )
@@ -117,6 +118,10 @@ class AnalysisCache:
 # that it could overflow the C stack, and code too deep for the default limit is reported
 # as not analysed instead (see Interpreter.exec_block).
 DEEP_CODE_RECURSION_LIMIT = 20_000
+# Lines of one file analysed at most. The analysis of module-level code grows faster than
+# the file (a 50 MB file took minutes and gigabytes): past this, the file is cut before a
+# top-level statement and an AG000 notice says where the analysis stopped.
+MAX_ANALYSED_LINES = 20_000
 
 
 def _allow_deep_code() -> None:
@@ -143,12 +148,15 @@ def analyze(
         source = source[1:]
     if "\x00" in source:
         source = source.replace("\x00", " ")
+    source, cut_off = head_of(source, MAX_ANALYSED_LINES)
     lines = split_lines(source)
     if cache is not None:
         blocks = cache.update_blocks(source, lines, path)
     else:
         blocks = build_blocks(source, lines)
     findings = [syntax_finding(block, path) for block in blocks if block.error is not None]
+    if cut_off:
+        findings.append(stopped_notice(len(lines) - 1, cut_off, path))
     if is_relevant(source):
         for raw in analyze_blocks(
             blocks, cache, Program(blocks, path, resolver, cache.definitions if cache else None)
@@ -184,6 +192,15 @@ def syntax_finding(block: Block, path: str) -> Finding:
     rule = _rules()["AG000"]
     message = f"syntax error: {block.error.msg}" if block.error.msg else "syntax error"
     return Finding("AG000", rule.severity, message, block.error_span(), path=path, kind="syntax")
+
+
+def stopped_notice(analysed: int, cut_off: int, path: str) -> Finding:
+    message = (
+        f"not analysed: analysis stopped at line {analysed:,}; the {cut_off:,} lines after it "
+        f"are not checked (a file is analysed up to {MAX_ANALYSED_LINES:,} lines)"
+    )
+    where = Span.of(analysed + 1, 0, analysed + 1, 0)
+    return Finding("AG000", Severity.WARNING, message, where, path=path, kind=NOT_ANALYSED)
 
 
 def analyze_blocks(blocks: list[Block], cache: AnalysisCache | None, program: Program):
