@@ -34,6 +34,18 @@ from .values import (
 TORCH_LAYER = "torch.nn"  # the first element of a torch layer's object key
 
 
+def list_after(receiver: Val, method: str, args: list[Val]) -> tuple | None:
+    """The elements of a list with known elements after `append(x)` / `extend(known)`;
+    None when they are no longer known one by one."""
+    if receiver.parts is None or not args:
+        return None
+    if method == "append" and len(args) == 1:
+        return (*receiver.parts, args[0])
+    if method == "extend" and len(args) == 1 and args[0].parts is not None:
+        return (*receiver.parts, *args[0].parts)
+    return None
+
+
 def literal_keyword(call: ast.Call, name: str):
     """The keyword's literal value; `...` when present but not a literal; None when absent."""
     for keyword in call.keywords:
@@ -180,10 +192,15 @@ class CallMixin:
         if receiver.kind == CONTAINER or method in api.LIST_ADDERS:
             if method in api.CONTAINER_ADDERS:
                 added = EMPTY.union(*(a.origins for a in args))
-                if added:
-                    self.assign_to(func.value, Val(receiver.origins | added, CONTAINER), node)
+                parts = list_after(receiver, method, args)
+                if added or parts is not None or receiver.parts is not None:
+                    grown = Val(receiver.origins | added, CONTAINER, None, parts)
+                    self.assign_to(func.value, grown, node)
                 return NOTHING
             if receiver.kind == CONTAINER:
+                if receiver.parts is not None and method in api.LIST_REORDERERS:
+                    # `pop`, `sort`, `remove`...: which element sits where is not known now.
+                    self.assign_to(func.value, Val(receiver.origins, CONTAINER), node)
                 return Val(receiver.origins) if receiver.origins else NOTHING
         if method.endswith("_") and not method.endswith("__"):
             self.modify_in_place(func.value, args, node)

@@ -74,6 +74,16 @@ def walk(root: ast.AST) -> list[ast.AST]:
 SAVING_OPERATORS = (ast.Mult, ast.MatMult, ast.Div)
 
 
+def literal_index(node: ast.AST) -> int | None:
+    """`0`, `-1`: an index known from the text."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        inner = literal_index(node.operand)
+        return -inner if inner is not None else None
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return node.value
+    return None
+
+
 class ExpressionMixin:
     """Evaluates expressions against `self.state`; needs the interpreter's helpers."""
 
@@ -141,6 +151,13 @@ class ExpressionMixin:
         base = self.ev(node.value)
         self.ev(node.slice)
         if base.kind == CONTAINER:
+            index = literal_index(node.slice)
+            if (
+                base.parts is not None
+                and index is not None
+                and -len(base.parts) <= index < len(base.parts)
+            ):
+                return base.parts[index]
             return Val(base.origins, ELEMENT) if base.origins else NOTHING
         if base.kind in (MODULE, OBJECT):  # nn.ModuleList / ModuleDict entries are modules
             return Val(base.origins, MODULE, None)
@@ -241,9 +258,14 @@ class ExpressionMixin:
         return Val(origins, CONTAINER, None, parts)
 
     def ev_List(self, node: ast.List) -> Val:
-        return self._container(node.elts)
+        if any(isinstance(elt, ast.Starred) for elt in node.elts):
+            return self._container(node.elts)
+        # A list display knows its elements, as a tuple does: `state, log_prob = transition`
+        # and `outputs[0]` read one element, not the union of all (see list_after).
+        return self.ev_Tuple(node)
 
-    ev_Set = ev_List
+    def ev_Set(self, node: ast.Set) -> Val:
+        return self._container(node.elts)
 
     def ev_Dict(self, node: ast.Dict) -> Val:
         return self._container([*node.keys, *node.values])

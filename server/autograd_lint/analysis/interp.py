@@ -238,6 +238,11 @@ class Interpreter(ExpressionMixin, CallMixin):
             elif self.is_whole_list(target):
                 # `del losses[:]` empties the list, as `losses.clear()` does.
                 self.assign_to(target.value, Val(EMPTY, CONTAINER), node)
+            elif isinstance(target, ast.Subscript):
+                # `del items[0]`: the rest move, so elements are no longer known by position.
+                held = self.ev(target.value)
+                if held.kind == CONTAINER and held.parts is not None:
+                    self.assign_to(target.value, Val(held.origins, CONTAINER), node)
 
     def do_FunctionDef(self, node: ast.FunctionDef) -> None:
         fn = FunctionRef(node, self.frame.block)

@@ -142,3 +142,5 @@ WEIGHT_SAVING_FUNCTIONS = frozenset({"matmul", "mm", "bmm", "mv", "mul", "linear
 # torch.nn layers that keep their weights even over plain data (each step's state, which
 # has history, meets the weights again in the next step).
 RECURRENT_LAYERS = frozenset({"RNN", "LSTM", "GRU"})
+# List methods after which an element's position is no longer known from the text.
+LIST_REORDERERS = frozenset({"pop", "popleft", "remove", "sort", "reverse", "rotate"})
