@@ -226,17 +226,167 @@ def rule_examples():
                 yield pytest.param(code, kind, source, id=f"{code}-{kind.lower()}-{index}")
 
 
+EXAMPLE = "<example>"
+
+
+class Watch:
+    """Runs a rule example and records what AG005 and AG006 are about.
+
+    Every optimizer built while it runs is recorded (through Optimizer.__init__), every
+    backward counts, per parameter, the backward passes whose gradient `.grad` holds
+    since it was last cleared (None or zeros), and every `step()` records that count and
+    how far the parameters moved. Every `.data` read in the example's own code records
+    the tensor it came from, its version counter and its values at that moment.
+    """
+
+    def __init__(self, monkeypatch):
+        import torch
+        from torch.optim.optimizer import (
+            register_optimizer_step_post_hook,
+            register_optimizer_step_pre_hook,
+        )
+
+        self.optimizers: list = []
+        self.steps: list[dict] = []
+        self.data_reads: list[tuple] = []
+        self.contributions: dict[int, int] = {}
+        watch = self
+        init = torch.optim.Optimizer.__init__
+
+        def recording_init(optimizer, *args, **kwargs):
+            init(optimizer, *args, **kwargs)
+            watch.optimizers.append(optimizer)
+
+        backward = torch.Tensor.backward
+
+        def counting_backward(tensor, *args, **kwargs):
+            params = [p for opt in watch.optimizers for p in watch.params(opt)]
+            for p in params:
+                if p.grad is None or not p.grad.any():
+                    watch.contributions[id(p)] = 0  # cleared since the last backward
+            before = {id(p): None if p.grad is None else p.grad.clone() for p in params}
+            backward(tensor, *args, **kwargs)
+            for p in params:
+                old = before[id(p)]
+                if p.grad is not None and (old is None or not torch.equal(old, p.grad)):
+                    watch.contributions[id(p)] = watch.contributions.get(id(p), 0) + 1
+
+        base_data = torch._C.TensorBase.data
+
+        def recording_data(tensor):
+            import sys
+
+            data = base_data.__get__(tensor)
+            caller = sys._getframe(1)
+            if caller.f_code.co_filename == EXAMPLE:
+                watch.data_reads.append((tensor, data, tensor._version, data.clone()))
+            return data
+
+        def recording_data_set(tensor, value):
+            base_data.__set__(tensor, value)
+
+        self.before: dict[int, list] = {}
+
+        def pre(optimizer, args, kwargs):
+            params = watch.params(optimizer)
+            counts = [watch.contributions.get(id(p), 0) for p in params if p.grad is not None]
+            watch.before[id(optimizer)] = [p.detach().clone() for p in params]
+            watch.steps.append(
+                {"optimizer": watch.optimizers.index(optimizer), "backwards": max(counts or [0])}
+            )
+
+        def post(optimizer, args, kwargs):
+            old = watch.before.pop(id(optimizer))
+            moved = any(not torch.equal(p, o) for p, o in zip(watch.params(optimizer), old))
+            watch.steps[-1]["moved"] = moved
+
+        monkeypatch.setattr(torch.optim.Optimizer, "__init__", recording_init)
+        monkeypatch.setattr(torch.Tensor, "backward", counting_backward)
+        monkeypatch.setattr(torch.Tensor, "data", property(recording_data, recording_data_set))
+        self.handles = [
+            register_optimizer_step_pre_hook(pre),
+            register_optimizer_step_post_hook(post),
+        ]
+
+    @staticmethod
+    def params(optimizer) -> list:
+        return [p for group in optimizer.param_groups for p in group["params"]]
+
+    def run(self, source: str) -> dict:
+        """Execute the example; the error it raised (type, message, line) or None."""
+        import traceback
+
+        try:
+            exec(compile(source, EXAMPLE, "exec"), {"__name__": "__example__"})  # noqa: S102
+            return {"error": None, "line": None}
+        except Exception as exc:  # noqa: BLE001 - the error is the result
+            lines = [
+                f.lineno for f in traceback.extract_tb(exc.__traceback__) if f.filename == EXAMPLE
+            ]
+            return {"error": f"{type(exc).__name__}: {exc}", "line": lines[-1] if lines else None}
+        finally:
+            for handle in self.handles:
+                handle.remove()
+
+    def backwards_per_step(self, optimizer: int) -> list[int]:
+        return [s["backwards"] for s in self.steps if s["optimizer"] == optimizer]
+
+
 @pytest.mark.parametrize(("code", "kind", "source"), list(rule_examples()))
-def test_rule_examples_do_what_their_rule_says(code, kind, source):
+def test_rule_examples_do_what_their_rule_says(code, kind, source, monkeypatch):
+    """Each example, run with torch, shows what its rule says about it.
+
+    AG005: in a valid example every step of every optimizer sees the same number of
+    backward passes (one, or the accumulation count) and moves its parameters; in an
+    invalid one some optimizer's steps see no gradient and never move (cleared before the
+    step), or see ever more backward passes summed (never cleared).
+    AG006: a write through `.data` changes the tensor without bumping its version counter
+    (autograd cannot see it), and a `.data` read is outside that tracking too (an in-place
+    change of it leaves the tensor's version as it was, where `.detach()` would not).
+    AG007: the invalid example raises the in-place error from the backward its finding
+    names as failing; the valid ones run.
+    """
     import torch
+    from autograd_lint.analysis import analyze
 
     torch.manual_seed(0)
-    namespace: dict = {"__name__": "__example__"}
+    watch = Watch(monkeypatch)
+    result = watch.run(source)
+    monkeypatch.undo()
     if code == "AG007" and kind == "INVALID":
-        with pytest.raises(RuntimeError, match=MODIFIED):
-            exec(compile(source, "<example>", "exec"), namespace)  # noqa: S102
-    else:
-        exec(compile(source, "<example>", "exec"), namespace)  # noqa: S102
+        assert result["error"] and MODIFIED in result["error"], result
+        (finding,) = [f for f in analyze(source, "example.py") if f.code == "AG007"]
+        fails = [step.span.start.line for step in finding.evidence if step.role.value == "fails"]
+        assert fails == [result["line"]], (fails, result)
+        return
+    assert result["error"] is None, result
+    if code == "AG005":
+        per_optimizer = [watch.backwards_per_step(i) for i in range(len(watch.optimizers))]
+        assert all(len(counts) >= 2 for counts in per_optimizer), per_optimizer
+        moved = [
+            [s["moved"] for s in watch.steps if s["optimizer"] == i]
+            for i in range(len(watch.optimizers))
+        ]
+        if kind == "VALID":
+            assert all(len(set(c)) == 1 and c[0] >= 1 for c in per_optimizer), per_optimizer
+            assert all(all(m) for m in moved), moved
+        else:
+            frozen = [c == [0] * len(c) and not any(m) for c, m in zip(per_optimizer, moved)]
+            growing = [all(b > a for a, b in zip(c, c[1:])) for c in per_optimizer]
+            assert any(frozen) or any(growing), (per_optimizer, moved)
+    if code == "AG006" and kind == "INVALID":
+        assert watch.data_reads, "the example reads no .data"
+        for owner, data, version, value in watch.data_reads:
+            if not torch.equal(data, value):
+                # Written through: new values, and the owner's version counter never moved.
+                assert owner._version == version, (owner._version, version)
+            else:
+                data.mul_(1)
+                assert owner._version == version  # invisible, where .detach() is not:
+                owner.detach().mul_(1)
+                assert owner._version > version
+    if code == "AG006" and kind == "VALID":
+        assert not watch.data_reads
 
 
 if __name__ == "__main__":
