@@ -121,7 +121,7 @@ DEEP_CODE_RECURSION_LIMIT = 20_000
 # Lines of one file analysed at most. The analysis of module-level code grows faster than
 # the file (a 50 MB file took minutes and gigabytes): past this, the file is cut before a
 # top-level statement and an AG000 notice says where the analysis stopped.
-MAX_ANALYSED_LINES = 20_000
+MAX_ANALYSED_LINES = 60_000
 
 
 def _allow_deep_code() -> None:
