@@ -139,7 +139,8 @@ def file_problem(path: Path, message: str) -> Finding:
 
 
 def iter_python_files(path: Path, settings: Settings) -> Iterator[Path]:
-    """`path` itself when it is a file (even an excluded one), else the .py files under it."""
+    """`path` itself when it is a file (even an excluded one), else the .py files (and
+    the .ipynb notebooks, see notebook/) under it."""
     if not path.is_dir():
         yield path
         return
@@ -148,7 +149,7 @@ def iter_python_files(path: Path, settings: Settings) -> Iterator[Path]:
         dirnames[:] = sorted(d for d in dirnames if not _skipped_dir(directory / d, settings))
         for name in sorted(filenames):
             file = directory / name
-            if name.endswith(".py") and not settings.is_excluded(file):
+            if name.endswith((".py", ".ipynb")) and not settings.is_excluded(file):
                 yield file
 
 

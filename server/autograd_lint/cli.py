@@ -23,6 +23,8 @@ from .config import (
     parse_codes,
     read_pyproject,
 )
+from .notebook import is_notebook
+from .notebook.check import check_notebook
 from .output import FORMATS, Report
 from .rules import RULES
 from .runtime.cli_options import add_cli_arguments as add_runtime_arguments
@@ -86,7 +88,8 @@ def _add_check(commands) -> None:
     check = commands.add_parser(
         "check",
         help="check files and directories",
-        description="Check Python files; directories are searched for *.py files.",
+        description="Check Python files and Jupyter notebooks; directories are searched "
+        "for *.py and *.ipynb files.",
         epilog=POSITIONS_NOTE,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -203,6 +206,14 @@ def _identity(path: Path) -> Path:
 def _check_file(file: Path, settings: Settings, workspace: Workspace, fixes) -> list:
     shown = _display_path(file)
     try:
+        if is_notebook(file):  # cells as one program, findings by cell (notebook/)
+            return check_notebook(
+                shown,
+                settings,
+                resolver=workspace.resolve,
+                fixes=fixes,
+                root=find_project_root(file) or file.absolute().parent,
+            )
         found = check_path(shown, settings, resolver=workspace.resolve)
         if fixes is not None:
             found = fixes.file(

@@ -71,11 +71,15 @@ class Step:
     name: str | None = None
     # Another file, when the step lies outside the analysed one (cross-file summaries).
     path: str | None = None
+    # The notebook cell (1-based over all cells) the span's lines count from, if any.
+    cell: int | None = None
 
     def to_json(self) -> dict:
         out = {"range": self.span.to_json(), "message": self.message}
         if self.path:
             out["path"] = self.path
+        if self.cell is not None:
+            out["cell"] = self.cell
         return out
 
 
@@ -93,9 +97,18 @@ class Finding:
     # The loop whose iterations the graph crosses (AG001), when there is one.
     loop: Span | None = None
     extra: dict = field(default_factory=dict, compare=False, hash=False)
+    # The notebook cell (1-based over all cells) the span's lines count from, if any.
+    cell: int | None = None
 
     def sort_key(self) -> tuple:
-        return (self.path, self.span.start.line, self.span.start.column, self.code, self.message)
+        return (
+            self.path,
+            self.cell or 0,
+            self.span.start.line,
+            self.span.start.column,
+            self.code,
+            self.message,
+        )
 
     def steps(self, role: Role) -> list[Step]:
         return [s for s in self.evidence if s.role is role]

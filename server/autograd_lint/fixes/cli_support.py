@@ -35,6 +35,17 @@ class FileFix:
     def changed(self) -> bool:
         return self.new != self.old
 
+    # Methods, so that a notebook's fix (notebook.fix.NotebookFix) can write its JSON and
+    # speak of cells.
+    def save(self) -> None:
+        write(self)
+
+    def diff(self) -> str:
+        return unified_diff(self)
+
+    def describe(self, verb: str = "fixed") -> list[str]:
+        return describe_applied(self, verb)
+
 
 def read_source(path: Path, limit: int = DEFAULT_MAX_FILE_SIZE) -> tuple[str, str]:
     """(text with its original line endings, encoding to write it back with).
@@ -104,6 +115,7 @@ class FixSession:
         *,
         root: Path | None = None,
         limit: int = DEFAULT_MAX_FILE_SIZE,
+        fixer: Callable[..., FileFix] | None = None,
     ) -> list[Finding]:
         """Fix one file; returns the findings to report for it (what remains, after --fix).
 
@@ -112,7 +124,7 @@ class FixSession:
         if not findings:
             return findings
         try:
-            result = fix_file(path, findings, analyzer, limit)
+            result = (fixer or fix_file)(path, findings, analyzer, limit)
         except (OSError, UnicodeDecodeError, SyntaxError, LookupError):
             return findings  # already reported as AG000 (cannot read or decode it)
         if self.write and result.changed:
@@ -123,7 +135,7 @@ class FixSession:
                 )
                 return findings
             self.results.append(result)
-            write(result)
+            result.save()
             return result.remaining
         self.results.append(result)
         return findings
@@ -133,14 +145,14 @@ class FixSession:
         return [r for r in self.results if r.changed]
 
     def diff(self) -> str:
-        return "".join(unified_diff(r) for r in self.changed)
+        return "".join(r.diff() for r in self.changed)
 
     def summary(self) -> str:
         """What was (or would be) changed, for stderr."""
         lines = [
             line
             for r in self.changed
-            for line in describe_applied(r, "fixed" if self.write else "would be fixed")
+            for line in r.describe("fixed" if self.write else "would be fixed")
         ]
         applied = sum(len(r.applied) for r in self.changed)
         remaining = sum(len(r.remaining) for r in self.results)

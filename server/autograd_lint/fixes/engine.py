@@ -7,6 +7,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable
 
 from ..analysis.model import Finding
+from ..notebook.rerun_fix import rerun_fixes
 from .carried import carried_fixes
 from .context import Context
 from .document import Document
@@ -27,6 +28,7 @@ _STRATEGIES = {
     ("AG002", "shared-graph"): shared_fixes,
     ("AG002", "same-tensor"): shared_fixes,
     ("AG002", "gan"): shared_fixes,
+    ("AG001", "notebook-rerun"): rerun_fixes,
 }
 _DOCUMENTS: OrderedDict[str, Document | None] = OrderedDict()
 _KEEP_DOCUMENTS = 3

@@ -25,6 +25,8 @@ def render(report: Report, *, color: bool = False) -> str:
 
 
 def annotation(finding: Finding) -> str:
+    if finding.cell is not None and finding.extra.get("notebook") is not None:
+        return _cell_annotation(finding)
     span = finding.span
     end_column = span.end.column
     if span.end.line == span.start.line:
@@ -43,4 +45,26 @@ def annotation(finding: Finding) -> str:
     for step in finding.evidence:
         where = f"{step.path}:" if step.path and step.path != finding.path else "line "
         message += f"\n{where}{step.span.start.line}:{step.span.start.column + 1}: {step.message}"
+    return f"::{COMMANDS[finding.severity]} {props}::{escape_data(message)}"
+
+
+def _cell_annotation(finding: Finding) -> str:
+    """A notebook finding: annotated on the lines of the .ipynb file where the cell's
+    source lines are written, the cell and its line:col named in the title and message."""
+    notebook, span, cell = finding.extra["notebook"], finding.span, finding.cell
+    where = f"cell {cell}:{span.start.line}:{span.start.column + 1}"
+    properties = {
+        "file": finding.path,
+        "line": notebook.file_line(cell - 1, span.start.line),
+        "endLine": notebook.file_line(cell - 1, span.end.line),
+        "title": f"{finding.code} ({where})",
+    }
+    props = ",".join(f"{key}={escape_property(str(value))}" for key, value in properties.items())
+    message = f"{where}: {finding.message}"
+    for step in finding.evidence:
+        if step.path and step.path != finding.path:
+            place = f"{step.path}:"
+        else:
+            place = f"cell {step.cell}:" if step.cell is not None else "line "
+        message += f"\n{place}{step.span.start.line}:{step.span.start.column + 1}: {step.message}"
     return f"::{COMMANDS[finding.severity]} {props}::{escape_data(message)}"

@@ -11,14 +11,17 @@ VERSION = 1
 
 
 def finding_to_json(finding: Finding) -> dict:
-    return {
+    out = {
         "path": finding.path,
         "code": finding.code,
         "severity": finding.severity.value,
         "message": finding.message,
-        "range": finding.span.to_json(),
-        "evidence": [step.to_json() for step in finding.evidence],
     }
+    if finding.cell is not None:  # a notebook: the range counts lines from this cell's
+        out["cell"] = finding.cell
+    out["range"] = finding.span.to_json()
+    out["evidence"] = [step.to_json() for step in finding.evidence]
+    return out
 
 
 def render(report: Report, *, color: bool = False) -> str:

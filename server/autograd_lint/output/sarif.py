@@ -59,8 +59,10 @@ def _result(finding: Finding, rule_index: dict[str, int]) -> dict:
         "ruleId": finding.code,
         "level": LEVELS[finding.severity],
         "message": {"text": finding.message},
-        "locations": [{"physicalLocation": _physical(finding.path, finding.span)}],
+        "locations": [_cell_location(finding, finding.path, finding.span, finding.cell)],
     }
+    if finding.cell is not None:
+        result["properties"] = {"cell": finding.cell, "cellRegion": region(finding.span)}
     if finding.code in rule_index:
         result["ruleIndex"] = rule_index[finding.code]
     if finding.evidence:
@@ -73,9 +75,25 @@ def _result(finding: Finding, rule_index: dict[str, int]) -> dict:
 
 
 def _location(finding: Finding, step: Step) -> dict:
+    out = _cell_location(finding, step.path or finding.path, step.span, step.cell)
+    out["message"] = {"text": step.message}
+    return out
+
+
+def _cell_location(finding: Finding, path: str, span: Span, cell: int | None) -> dict:
+    """A location; in a notebook, the lines of the .ipynb file where the cell's source
+    lines are written (a viewer can follow them; columns inside JSON strings would not
+    match), with the cell and its own region as properties."""
+    notebook = finding.extra.get("notebook") if cell is not None else None
+    if notebook is None:
+        return {"physicalLocation": _physical(path, span)}
+    lines = {
+        "startLine": notebook.file_line(cell - 1, span.start.line),
+        "endLine": notebook.file_line(cell - 1, span.end.line),
+    }
     return {
-        "physicalLocation": _physical(step.path or finding.path, step.span),
-        "message": {"text": step.message},
+        "physicalLocation": {"artifactLocation": artifact(path), "region": lines},
+        "properties": {"cell": cell, "cellRegion": region(span)},
     }
 
 

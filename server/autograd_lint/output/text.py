@@ -24,7 +24,8 @@ def render(report: Report, *, color: bool = False) -> str:
 
     lines = []
     for finding in report.findings:
-        where = f"{finding.path}:{_line_col(finding.span.start)}:"
+        cell = f"cell {finding.cell}:" if finding.cell is not None else ""
+        where = f"{finding.path}:{cell}{_line_col(finding.span.start)}:"
         code = paint(finding.code, _SEVERITY_COLOR.get(finding.severity, _BOLD))
         lines.append(f"{paint(where, _BOLD)} {code} {finding.message}")
         lines.extend(_evidence(finding, paint))
@@ -41,6 +42,8 @@ def _evidence(finding: Finding, paint) -> list[str]:
         where = _line_col(step.span.start)
         if step.path and step.path != finding.path:
             where = f"{_relative(step.path)}:{where}"
+        elif step.cell is not None and step.cell != finding.cell:  # another notebook cell
+            where = f"cell {step.cell}:{where}"
         out.append(f"    {paint(where + ':', _DIM)} {step.message}")
     return out
 
