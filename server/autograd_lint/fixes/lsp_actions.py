@@ -214,6 +214,10 @@ async def _analysed_state(ls, uri: str | None) -> DocumentState | None:
 
 async def _code_action(ls, params: types.CodeActionParams):
     state = await _analysed_state(ls, params.text_document.uri)
+    if state is None and getattr(ls, "notebooks", None):  # a notebook cell's URI
+        from ..lsp.notebook_actions import code_actions as notebook_actions
+
+        return await notebook_actions(ls, params)
     if state is None:
         return None
     return code_actions(state, params, _support(ls)) or None

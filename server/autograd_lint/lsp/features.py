@@ -10,6 +10,7 @@ from pathlib import Path
 
 from lsprotocol import types
 
+from . import notebooks
 from .documents import uri_to_path
 from .hover import evidence_at, findings_at, hover_markdown
 from .server import CONFIGURATION_TIMEOUT_SECONDS
@@ -146,6 +147,8 @@ def did_close(ls, params: types.DidCloseTextDocumentParams) -> None:
 
 async def hover(ls, params: types.HoverParams) -> types.Hover | None:
     document = ls.documents.get(params.text_document.uri)
+    if document is None and ls.notebooks:  # a notebook cell's URI
+        return await notebooks.hover(ls, params)
     if document is None or not document.is_python:
         return None
     await ls.settings_loaded.wait()
@@ -166,6 +169,10 @@ async def hover(ls, params: types.HoverParams) -> types.Hover | None:
 
 async def pull_diagnostics(ls, params: types.DocumentDiagnosticParams):
     document = ls.documents.get(params.text_document.uri)
+    if document is None and ls.notebooks:  # a notebook cell's URI
+        report = await notebooks.pull_diagnostics(ls, params)
+        if report is not None:
+            return report
     if document is None or not document.is_python:
         return types.RelatedFullDocumentDiagnosticReport(items=[])
     await ls.settings_loaded.wait()

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import attrs
 from lsprotocol import types
-from pygls.exceptions import JsonRpcInternalError
+from pygls.exceptions import JsonRpcInternalError, JsonRpcInvalidRequest
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.language_server import lsp_method
@@ -33,9 +33,11 @@ from .. import __version__
 from ..analysis import AnalysisCache
 from ..checker import check_source
 from ..workspace import Workspace, find_root
+from . import transport
 from .collector import Collector
 from .convert import LineIndex, choose_position_encoding, to_diagnostic
 from .documents import Document, DocumentStore, split_lines
+from .notebooks import SYNC_OPTIONS as NOTEBOOK_SYNC
 from .settings import (
     SECTION,
     TRACE_LEVELS,
@@ -64,6 +66,11 @@ class AutogradLintProtocol(LanguageServerProtocol):
 
     @lsp_method(types.INITIALIZE)
     def lsp_initialize(self, params: types.InitializeParams):
+        # "The initialize request may only be sent once": a second one would reset the
+        # client's capabilities and encoding under the documents already open.
+        if getattr(self, "_initialize_seen", False):
+            raise JsonRpcInvalidRequest("initialize may only be sent once")
+        self._initialize_seen = True
         # pygls takes the client's first encoding; we prefer UTF-16 whenever it is offered.
         general = params.capabilities.general or types.GeneralClientCapabilities()
         chosen = choose_position_encoding(general.position_encodings)
@@ -118,6 +125,8 @@ class AutogradLintServer(LanguageServer):
             __version__,
             protocol_cls=AutogradLintProtocol,
             text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+            # Notebooks with Python cells (lsp/notebooks.py).
+            notebook_document_sync=NOTEBOOK_SYNC,
         )
         self.documents = DocumentStore()
         self.encoding = types.PositionEncodingKind.Utf16
@@ -423,12 +432,13 @@ class _ForwardErrors(logging.Handler):
 
 def create_server() -> AutogradLintServer:
     from ..fixes import lsp_actions
-    from . import confirm, features
+    from . import confirm, features, notebooks
 
     server = AutogradLintServer()
     features.register(server)
     lsp_actions.register(server)  # quick fixes and fix-all (textDocument/codeAction)
     confirm.register(server)  # runtime confirmation: command, code action, code lens
+    notebooks.register(server)  # notebookDocument/* (cells answered by features' handlers)
     return server
 
 
@@ -445,7 +455,7 @@ def main(args=None) -> int:
     if tcp:
         server.start_tcp(*tcp)
     else:
-        server.start_io()
+        transport.start_io(server)  # pygls' loop, with frames read within bounds
     return 0
 
 
