@@ -101,13 +101,11 @@ def rerun_findings(
         names = read_before_written(cell)
         if not names:
             continue
-        end = cell.first_line - 1 + cell.line_count  # lines[:end]: up to this cell
-        copy_start = end + 2  # after the repeated cell's marker line
-        text = "\n".join(lines[:end] + [MARKER.format(cell.number)] + _program_lines(cell))
-        offset = copy_start - cell.first_line
+        text, offset = rerun_text(program, cell, lines)
+        copy_start = cell.first_line + offset
         known = {(f.code, f.span.start.line) for f in findings}
         done: set[int] = set()
-        for found in analyzer(text + "\n"):
+        for found in analyzer(text):
             line = found.span.start.line
             if found.code not in _FAILURES or line < copy_start:
                 continue
@@ -117,6 +115,15 @@ def rerun_findings(
             culprits = _culprits(text, found, names, copy_start, analyzer)
             out.append(_as_rerun(found, cell, culprits, offset, copy_start))
     return out
+
+
+def rerun_text(program: Program, cell: Cell, lines: list[str] | None = None):
+    """(the program up to `cell` followed by `cell` once more, how many lines further
+    down the copy's lines are than the cell's): the notebook as a user re-running it."""
+    lines = program.text.split("\n") if lines is None else lines
+    end = cell.first_line - 1 + cell.line_count  # lines[:end]: up to this cell
+    text = "\n".join(lines[:end] + [MARKER.format(cell.number)] + _program_lines(cell))
+    return text + "\n", end + 2 - cell.first_line
 
 
 def _culprits(text, found, names, copy_start, analyzer) -> list[str]:

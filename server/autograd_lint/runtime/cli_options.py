@@ -78,6 +78,8 @@ def confirm_findings(
 
     Each file with such findings is run once, as a script, one file after another.
     """
+    from ..notebook import is_notebook
+    from ..notebook.runtime import confirm_notebook
     from .runner import confirm
 
     if not getattr(args, "confirm", False):
@@ -86,6 +88,8 @@ def confirm_findings(
     verdicts = {}
     for path, findings in findings_by_path.items():
         wanted = [f for f in findings if f.code in CONFIRMABLE]
-        if wanted:
+        if wanted and is_notebook(path):  # its cells run as one script (notebook/runtime.py)
+            verdicts.update(zip(wanted, confirm_notebook(Path(path), wanted, options), strict=True))
+        elif wanted:
             verdicts.update(zip(wanted, confirm(Path(path), wanted, options), strict=True))
     return verdicts

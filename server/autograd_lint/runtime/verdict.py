@@ -37,6 +37,9 @@ class RuntimeVerdict:
     backward_calls: int = 0
     graph_nodes: list[int] = field(default_factory=list)  # reachable nodes at each backward
     exception: str | None = None  # the real error, when backward ran and raised it
+    # In a notebook (notebook/runtime.py): the cells `line` and `built_line` count from.
+    cell: int | None = None
+    built_cell: int | None = None
 
     def to_json(self) -> dict:
         out = {
@@ -56,6 +59,8 @@ class RuntimeVerdict:
             "backwardCalls": self.backward_calls,
             "graphNodes": self.graph_nodes or None,
             "exception": self.exception,
+            "cell": self.cell,
+            "builtCell": self.built_cell,
         }
         out.update({key: value for key, value in extras.items() if value is not None})
         return out
@@ -107,7 +112,8 @@ def format_verdict(verdict: RuntimeVerdict) -> str:
 
 def _node_phrase(verdict: RuntimeVerdict) -> str:
     built, current = verdict.built_iteration, verdict.iteration
-    where = f"built at line {verdict.built_line}"
+    cell = f"cell {verdict.built_cell} " if verdict.built_cell is not None else ""
+    where = f"built at {cell}line {verdict.built_line}"
     if built == 0:
         return f"stale node {verdict.node} {where} before the loop"
     if built is not None and current is not None and built < current:
