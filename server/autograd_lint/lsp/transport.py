@@ -1,0 +1,160 @@
+"""Reading JSON-RPC frames from stdin without trusting their headers.
+
+pygls' reader takes `Content-Length` at its word: 10**12 asks `read` for a terabyte
+(MemoryError), 2**63 overflows, and a negative or short length leaves the reader inside
+a body, reading JSON as headers, for good. This loop bounds every read (a header line, a
+body), rejects a frame whose length is not a number within bounds with a logged error,
+and finds its footing again at the next `Content-Length:` header wherever it starts (a
+body written without a newline runs into the next header line).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import sys
+import threading
+from typing import BinaryIO
+
+from pygls.exceptions import JsonRpcException
+from pygls.io_ import StdoutWriter
+
+log = logging.getLogger(__name__)
+
+MAX_BODY_BYTES = 64 * 1024 * 1024  # a 5,000-line file opened is about 200 kB
+MAX_HEADER_LINE = 8192  # longer "lines" are read (and dropped) in pieces of this size
+HEADER = b"content-length:"
+
+
+class BoundedReader:
+    """stdin, read in a worker thread, never more than asked for."""
+
+    def __init__(self, stdin: BinaryIO, executor=None):
+        self.stdin = stdin
+        self.executor = executor
+
+    def readline(self, limit: int):
+        return asyncio.get_running_loop().run_in_executor(self.executor, self.stdin.readline, limit)
+
+    def read(self, n: int):
+        return asyncio.get_running_loop().run_in_executor(self.executor, self.stdin.read, n)
+
+
+class FrameReader:
+    """Splits the byte stream into message bodies; `next_body()` is None at the end."""
+
+    def __init__(self, reader):
+        self.reader = reader
+        self.pending: bytes | None = None  # a header line found inside a junk line
+        self.rejected = 0  # frames dropped, for tests and logs
+
+    async def _line(self) -> bytes:
+        if self.pending is not None:
+            line, self.pending = self.pending, None
+            return line
+        return await self.reader.readline(MAX_HEADER_LINE)
+
+    async def next_body(self) -> bytes | None:
+        while True:
+            length = await self._headers()
+            if length is None:
+                return None
+            if length < 0:
+                continue  # rejected: look for the next header
+            body = await self._read_exactly(length)
+            if body is None:
+                return None
+            return body
+
+    async def _headers(self) -> int | None:
+        """The frame's length; -1 for a rejected frame; None at the end of input."""
+        length: int | None = None
+        invalid = False
+        seen_header = False
+        tail = b""  # the end of the previous piece, where a header may have started
+        while True:
+            line = await self._line()
+            if not line:
+                return None
+            if line in (b"\r\n", b"\n"):
+                if not seen_header:
+                    continue  # blank lines between frames are harmless
+                if invalid or length is None:
+                    self._reject("a frame without a valid Content-Length")
+                    return -1
+                return length
+            name, colon, value = line.partition(b":")
+            if colon and name.strip().lower() == b"content-length" and not seen_header:
+                seen_header = True
+                text = value.strip()
+                if text.isdigit() and len(text) <= 12 and 0 < int(text) <= MAX_BODY_BYTES:
+                    length = int(text)
+                else:
+                    invalid = True
+                    self._reject(f"Content-Length {text[:40]!r} (at most {MAX_BODY_BYTES})")
+                continue
+            if colon and seen_header and line.endswith(b"\n"):
+                continue  # another header (Content-Type): ignored, as pygls does
+            # Not a header: junk, or the rest of a body whose length was wrong. A header
+            # may begin inside it (a body is not followed by a newline).
+            found = (tail + line).lower().find(HEADER)
+            if found >= 0:
+                self.pending = (tail + line)[found:]
+                if seen_header:
+                    self._reject("a frame cut short by the next one")
+                    return -1
+                tail = b""
+                continue
+            tail = line[-len(HEADER) :] if not line.endswith(b"\n") else b""
+            if seen_header:
+                self._reject("a frame with an unreadable header")
+                return -1
+
+    async def _read_exactly(self, length: int) -> bytes | None:
+        chunks, size = [], 0
+        while size < length:
+            chunk = await self.reader.read(length - size)
+            if not chunk:
+                return None
+            chunks.append(chunk)
+            size += len(chunk)
+        return b"".join(chunks)
+
+    def _reject(self, what: str) -> None:
+        self.rejected += 1
+        log.error("autograd-lint: rejected %s; reading on from the next header", what)
+
+
+async def serve(stop_event: threading.Event, reader, protocol, error_handler=None) -> None:
+    frames = FrameReader(reader)
+    while not stop_event.is_set():
+        body = await frames.next_body()
+        if body is None:
+            break
+        try:
+            message = json.loads(body, object_hook=protocol.structure_message)
+        except ValueError as exc:
+            log.error("autograd-lint: dropped a message that is not JSON: %s", exc)
+            continue
+        try:
+            protocol.handle_message(message)
+        except Exception as exc:  # noqa: BLE001 - as pygls' loop: one message, not the server
+            log.exception("Unable to handle message")
+            if error_handler:
+                error_handler(exc, JsonRpcException)
+
+
+def start_io(server, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
+    """pygls' `start_io`, with the bounded frame reader."""
+    server._stop_event = threading.Event()
+    server.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+    reader = BoundedReader(stdin or sys.stdin.buffer, server.thread_pool)
+    try:
+        asyncio.run(serve(server._stop_event, reader, server.protocol, server.report_server_error))
+    except BrokenPipeError:
+        log.error("Connection to the client is lost! Shutting down the server.")
+    except (KeyboardInterrupt, SystemExit):
+        pass
+    finally:
+        server.shutdown()
