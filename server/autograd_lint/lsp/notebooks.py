@@ -46,6 +46,9 @@ class Notebook:
     findings: list[Finding] = field(default_factory=list)  # program coordinates
     local: list[Finding] = field(default_factory=list)  # by cell
     published: set[str] = field(default_factory=set)
+    touched: set[str] = field(default_factory=set)  # cells to publish after an analysis
+    localized: dict = field(default_factory=dict)  # (finding, its cells' starts) -> by cell
+    converted: dict = field(default_factory=dict)  # (index, finding, cell texts) -> diagnostic
     diagnostics: dict[str, list] = field(default_factory=dict)
     pending: asyncio.Task | None = None
     last_change: float = 0.0
@@ -134,6 +137,7 @@ def analyse_notebook(ls, notebook: Notebook) -> bool:
     document = ls.workspace.get_notebook_document(notebook_uri=notebook.uri)
     if document is None:
         return False
+    previous = notebook.texts
     cells, notebook.cell_uris, notebook.texts = [], {}, {}
     for index, cell in enumerate(document.cells):
         if cell.kind != types.NotebookCellKind.Code:
@@ -158,32 +162,64 @@ def analyse_notebook(ls, notebook: Notebook) -> bool:
         resolver = project.resolve if project else None
         findings = analyse(program, holder.path, holder.settings, resolver, notebook.cache)
     notebook.program, notebook.findings = program, findings
-    notebook.local = [localize(program, f) for f in findings]
+    notebook.local = _localize_all(notebook, program, findings)
     old = notebook.diagnostics
     notebook.diagnostics = _diagnostics(ls, notebook)
+    # Published: the cells whose diagnostics changed, and those edited (their editor
+    # waits for the diagnostics of the new text) -- not all 200 cells on each keystroke.
+    notebook.touched = {
+        uri
+        for uri, diagnostics in notebook.diagnostics.items()
+        if old.get(uri) != diagnostics or previous.get(uri) != notebook.texts[uri]
+    }
     return old != notebook.diagnostics
+
+
+def _localize_all(notebook: Notebook, program: Program, findings: list[Finding]) -> list:
+    """Each finding by cell; one whose cells start where they did is not localized again
+    (a keystroke leaves most findings, and the cells they lie in, where they were)."""
+    memo, notebook.localized = notebook.localized, {}
+    out = []
+    for finding in findings:
+        lines = [finding.span.start.line] + [s.span.start.line for s in finding.evidence]
+        cells = tuple(c.first_line if (c := program.cell_at(n)) else 0 for n in lines)
+        key = (finding, cells)
+        local = memo.get(key) or localize(program, finding)
+        notebook.localized[key] = local
+        out.append(local)
+    return out
 
 
 def _diagnostics(ls, notebook: Notebook) -> dict[str, list]:
     out: dict[str, list] = {uri: [] for uri in notebook.cell_uris.values()}
+    memo, notebook.converted = notebook.converted, {}
     for index, finding in enumerate(notebook.local):
         cell_uri = notebook.cell_uris.get(finding.cell)
         if cell_uri is None:
             continue
-        lines = notebook.lines(finding.cell, ls.encoding)
-        diagnostic = to_diagnostic(
-            finding, index, lines, cell_uri, related_information=ls.related_information
-        )
-        if diagnostic.related_information:
-            # Steps in other cells point into those cells' documents.
-            for step, related in zip(finding.evidence, diagnostic.related_information):
-                if step.cell is not None and step.cell in notebook.cell_uris and not step.path:
-                    related.location = types.Location(
-                        uri=notebook.cell_uris[step.cell],
-                        range=notebook.lines(step.cell, ls.encoding).range(step.span),
-                    )
+        # The texts of the cells it points into decide its columns: part of the key.
+        cells = {finding.cell} | {s.cell for s in finding.evidence if s.cell is not None}
+        key = (index, finding, tuple(notebook.texts.get(notebook.cell_uris.get(c)) for c in cells))
+        diagnostic = memo.get(key) or _diagnostic(ls, notebook, index, finding, cell_uri)
+        notebook.converted[key] = diagnostic
         out[cell_uri].append(diagnostic)
     return out
+
+
+def _diagnostic(ls, notebook: Notebook, index: int, finding: Finding, cell_uri: str):
+    lines = notebook.lines(finding.cell, ls.encoding)
+    diagnostic = to_diagnostic(
+        finding, index, lines, cell_uri, related_information=ls.related_information
+    )
+    if diagnostic.related_information:
+        # Steps in other cells point into those cells' documents.
+        for step, related in zip(finding.evidence, diagnostic.related_information):
+            if step.cell is not None and step.cell in notebook.cell_uris and not step.path:
+                related.location = types.Location(
+                    uri=notebook.cell_uris[step.cell],
+                    range=notebook.lines(step.cell, ls.encoding).range(step.span),
+                )
+    return diagnostic
 
 
 def publish(ls, notebook: Notebook) -> None:
@@ -192,9 +228,10 @@ def publish(ls, notebook: Notebook) -> None:
             types.PublishDiagnosticsParams(uri=cell_uri, diagnostics=[])
         )
     for cell_uri, diagnostics in notebook.diagnostics.items():
-        ls.text_document_publish_diagnostics(
-            types.PublishDiagnosticsParams(uri=cell_uri, diagnostics=diagnostics)
-        )
+        if cell_uri in notebook.touched or cell_uri not in notebook.published:
+            ls.text_document_publish_diagnostics(
+                types.PublishDiagnosticsParams(uri=cell_uri, diagnostics=diagnostics)
+            )
     notebook.published = set(notebook.diagnostics)
 
 

@@ -6,6 +6,7 @@ import dataclasses
 import re
 from pathlib import Path
 
+from ..analysis import AnalysisCache
 from ..analysis.model import Finding
 from ..checker import check_source, file_problem, read_python_file
 from ..config import Settings
@@ -35,8 +36,17 @@ def analyse(program: Program, path: str, settings: Settings, resolver=None, cach
     """The program's findings in program coordinates: the analysis, a syntax error per
     cell that does not parse, and the cells that fail when run again."""
 
-    def analyzer(text: str) -> list[Finding]:
-        return check_source(text, path, settings, resolver=resolver)
+    # The repeated programs of re-run candidates, each with a cache kept beside the
+    # notebook's own (an editor's keystroke re-analyses only what changed in them too).
+    caches = getattr(cache, "notebook_reruns", None)
+    if cache is not None and caches is None:
+        caches = cache.notebook_reruns = {}
+
+    def analyzer(text: str, key=None) -> list[Finding]:
+        rerun_cache = None
+        if caches is not None and key is not None:
+            rerun_cache = caches.setdefault(key, AnalysisCache())
+        return check_source(text, path, settings, cache=rerun_cache, resolver=resolver)
 
     found = check_source(program.text, path, settings, cache=cache, resolver=resolver)
     found += settings.apply(program.syntax_findings(path))

@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 from collections.abc import Callable
+from functools import lru_cache
 
 from ..analysis.model import Finding, Role, Severity, Span, Step
 from .program import MARKER, Cell, Program, _program_lines
@@ -28,13 +29,19 @@ def read_before_written(cell: Cell) -> list[str]:
     """Global names the cell reads before it assigns them (in the order first read)."""
     if cell.opaque or cell.error is not None or "backward" not in cell.source:
         return []
+    return list(_read_before_written("\n".join(_program_lines(cell))))
+
+
+@lru_cache(maxsize=4096)
+def _read_before_written(text: str) -> tuple[str, ...]:
+    """Cached by the cell's text: every keystroke asks again for every cell."""
     try:
-        tree = ast.parse("\n".join(_program_lines(cell)))
+        tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError):
-        return []
+        return ()
     walker = _FirstUse()
     walker.visit(tree)
-    return [name for name in walker.read_first if name in walker.written]
+    return tuple(name for name in walker.read_first if name in walker.written)
 
 
 class _FirstUse(ast.NodeVisitor):
@@ -91,10 +98,12 @@ class _FirstUse(ast.NodeVisitor):
 def rerun_findings(
     program: Program,
     findings: list[Finding],
-    analyzer: Callable[[str], list[Finding]],
+    analyzer: Callable[..., list[Finding]],
 ) -> list[Finding]:
     """AG001 "notebook-rerun" findings, in program coordinates, for the cells that fail
-    only when run a second time; `findings` are the program's own (one run of each cell)."""
+    only when run a second time; `findings` are the program's own (one run of each cell).
+    `analyzer(text, key)` analyses a text; `key` (the cell number) names an incremental
+    cache for the repeated program of that cell, which mostly changes where one types."""
     lines = program.text.split("\n")
     out = []
     for cell in program.cells:
@@ -105,7 +114,7 @@ def rerun_findings(
         copy_start = cell.first_line + offset
         known = {(f.code, f.span.start.line) for f in findings}
         done: set[int] = set()
-        for found in analyzer(text):
+        for found in analyzer(text, cell.number):
             line = found.span.start.line
             if found.code not in _FAILURES or line < copy_start:
                 continue
