@@ -7,6 +7,13 @@ What it does
     state kept on a module (`self.hidden`), or a forward pass computed once before the loop —
     after an earlier `backward()` has already freed those nodes' saved tensors.
 
+    In a Jupyter notebook it also flags a cell that fails only when it is *run again*: a
+    cell that reads a global it also writes (`out, hidden = rnn(x, hidden)`) and calls
+    `backward()` starts its second run from the graph its first run built and freed. This
+    is a **warning** (running the notebook top to bottom works) whose message starts
+    "fails when cell N is run again", with the step "cell N reads `hidden` that its
+    previous run left with a graph" (see docs/notebooks.md).
+
 Why it is bad
     The second iteration raises `RuntimeError: Trying to backward through the graph a second
     time (or directly access saved tensors after they have already been freed)`. The usual
@@ -25,7 +32,8 @@ Fix
     Cut the graph where the value crosses into the next iteration:
     `hidden = hidden.detach()` at the top of the loop (for an LSTM, detach both `h` and `c`);
     use `.item()` for a running total that is only logged; move a forward pass computed once
-    before the loop into the loop.
+    before the loop into the loop. A notebook cell that fails on re-run: detach the state
+    it reads at the top of the cell (the quick fix), or reset it in the cell.
 """
 
 from ..analysis.model import Severity
