@@ -49,6 +49,8 @@ def explain(finding: Finding, *, focus: Step | None = None) -> str:
 
 def _where(step: Step, finding: Finding) -> str:
     line = f"line {step.span.start.line}"
+    if step.cell is not None and step.cell != finding.cell:  # another notebook cell
+        line = f"cell {step.cell} {line}"
     if step.path and step.path != finding.path:
         return f"{line} of `{os.path.basename(step.path)}`"
     return line
@@ -168,7 +170,7 @@ def _retain_graph_note(finding: Finding) -> str:
         )
     if finding.code == "AG002":
         freed = _first(finding, Role.FREED)
-        where = f" (line {freed.span.start.line})" if freed else ""
+        where = f" ({_where(freed, finding)})" if freed else ""
         return (
             f"**`retain_graph=True`** is a correct fix here when both passes really belong to "
             f"the same step: pass it to the first `backward()`{where} only, so the second one "
@@ -180,7 +182,7 @@ def _retain_graph_note(finding: Finding) -> str:
 def _fix(finding: Finding) -> str:
     carried = finding.steps(Role.CARRIED) or finding.steps(Role.STORED)
     names = [s.name for s in carried if s.name]
-    at = f" (line {carried[0].span.start.line})" if carried else ""
+    at = f" ({_where(carried[0], finding)})" if carried else ""
     if finding.code == "AG001":
         if finding.kind == "hoisted-forward":
             return "move the forward pass into the loop, so each iteration builds its own graph."

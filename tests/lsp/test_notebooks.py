@@ -159,6 +159,8 @@ async def test_hover_and_quick_fix_in_a_cell(client):
         )
     )
     assert hover is not None and "`features`" in hover.contents.value
+    # Steps in another cell say which: the graph is built in the state cell (cell 3).
+    assert "cell 3 line 3" in hover.contents.value
     actions = await client.text_document_code_action_async(
         types.CodeActionParams(
             text_document=types.TextDocumentIdentifier(notebook.uri_of(3)),
