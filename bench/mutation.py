@@ -1,0 +1,156 @@
+"""Mutation testing of the pure analysis: how many small deliberate bugs the suite catches.
+
+    python bench/mutation.py                       # every mutant of server/autograd_lint/analysis
+    python bench/mutation.py --modules interp calls syntax_facts   # only these modules
+    python bench/mutation.py --sample 300 --seed 1 # a random sample of the mutants
+    python bench/mutation.py --show                # and the diff of every survivor
+    python bench/mutation.py --rev HEAD            # a commit's tree, not the working tree
+
+Runs mutmut (`pip install -r bench/requirements-mutation.txt`) with bench/mutmut.cfg.
+mutmut only finds code under ./, src/ or source/, and this repository keeps the package in
+server/, so the script copies the package, the tests and the samples to the top of a
+scratch tree (.bench-cache/mutation/, kept between runs: mutmut reuses the verdicts of
+mutants whose function did not change) and runs mutmut there; nothing in the checkout is
+touched. The test command is the fast static suites listed in bench/mutmut.cfg.
+
+Prints killed / survived / timeout (and any other mutmut status) per module and in total,
+then the name of every survivor. A survivor is either a gap in the suite (write a test
+whose verdict the mutant changes) or equivalent (the mutant cannot change any result);
+docs/mutation.md records the latest run and the reason for each equivalent survivor.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import shutil
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_WORK = ROOT / ".bench-cache" / "mutation"
+COPIED = {
+    "server/autograd_lint": "autograd_lint",
+    "tests": "tests",
+    "samples": "samples",
+    "docs": "docs",
+    "pyproject.toml": "pyproject.toml",
+    "bench/mutmut.cfg": "setup.cfg",
+}
+# A mutmut mutant name: autograd_lint.analysis.<module>.<function>__mutmut_<n>.
+PREFIX = "autograd_lint.analysis."
+
+
+def prepare(work: Path, rev: str | None) -> None:
+    """Mirror the files mutmut needs into `work`, keeping mtimes (mutmut's change test).
+
+    With `rev`, from that commit's tree: a shared checkout's unfinished edits stay out.
+    """
+    work.mkdir(parents=True, exist_ok=True)
+    root = ROOT
+    if rev:
+        root = work.parent / f"{work.name}-tree"
+        if root.exists():
+            shutil.rmtree(root)
+        root.mkdir(parents=True)
+        archive = subprocess.run(
+            ["git", "-C", str(ROOT), "archive", rev, *COPIED], capture_output=True, check=True
+        )
+        subprocess.run(["tar", "-x", "-C", str(root)], input=archive.stdout, check=True)
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "realworld")
+    for source, target in COPIED.items():
+        src, dst = root / source, work / target
+        if src.is_dir():
+            if dst.exists():
+                shutil.rmtree(dst)
+            shutil.copytree(src, dst, ignore=ignore)
+        else:
+            shutil.copy2(src, dst)
+
+
+def mutmut(work: Path, *args: str) -> int:
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "OMP_NUM_THREADS": "1"}
+    # The checkout's editable install must not shadow the mutated copy: mutmut puts
+    # mutants/ first on sys.path, and PYTHONPATH would come before it.
+    env.pop("PYTHONPATH", None)
+    return subprocess.call([sys.executable, "-m", "mutmut", *args], cwd=work, env=env)
+
+
+def verdicts(work: Path) -> dict[str, str]:
+    """Every generated mutant's status, read from mutmut's own result files."""
+    code = (
+        "import json\n"
+        "from mutmut.__main__ import SourceFileMutationData, walk_mutatable_files\n"
+        "from mutmut.stats import status_by_exit_code\n"
+        "out = {}\n"
+        "for path in walk_mutatable_files():\n"
+        "    m = SourceFileMutationData(path=path)\n"
+        "    m.load()\n"
+        "    out.update({k: status_by_exit_code[v] for k, v in m.exit_code_by_key.items()})\n"
+        "print(json.dumps(out))\n"
+    )
+    import json
+
+    proc = subprocess.run(
+        [sys.executable, "-c", code], cwd=work, capture_output=True, text=True, check=True
+    )
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def module_of(name: str) -> str:
+    return name[len(PREFIX) :].split(".")[0] if name.startswith(PREFIX) else name
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--work", type=Path, default=DEFAULT_WORK)
+    parser.add_argument("--modules", nargs="*", help="analysis modules to mutate (default all)")
+    parser.add_argument("--sample", type=int, help="run only this many mutants, drawn at random")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    parser.add_argument("--show", action="store_true", help="print each survivor's diff")
+    parser.add_argument("--report-only", action="store_true", help="print the last run's table")
+    parser.add_argument("--rev", help="mutate this commit's tree instead of the working tree")
+    args = parser.parse_args(argv)
+
+    work = args.work.resolve()
+    if not args.report_only:
+        prepare(work, args.rev)
+        patterns = [f"{PREFIX}{m}.*" for m in args.modules or []]
+        if args.sample:
+            # Generate the mutants (and mutmut's test map) without running any, then draw.
+            mutmut(work, "run", "--max-children", str(args.jobs), f"{PREFIX}__none__")
+            names = sorted(verdicts(work))
+            if args.modules:
+                names = [n for n in names if module_of(n) in args.modules]
+            patterns = sorted(random.Random(args.seed).sample(names, min(args.sample, len(names))))
+        mutmut(work, "run", "--max-children", str(args.jobs), *patterns)
+
+    results = verdicts(work)
+    if args.modules:
+        results = {k: v for k, v in results.items() if module_of(k) in args.modules}
+    checked = {k: v for k, v in results.items() if v != "not checked"}
+    by_module: dict[str, Counter] = {}
+    for name, status in checked.items():
+        by_module.setdefault(module_of(name), Counter())[status] += 1
+    statuses = ["killed", "survived", "timeout"]
+    statuses += sorted({s for c in by_module.values() for s in c} - set(statuses))
+    print(f"{'module':<16}" + "".join(f"{s:>10}" for s in statuses))
+    total: Counter = Counter()
+    for module, counts in sorted(by_module.items()):
+        total.update(counts)
+        print(f"{module:<16}" + "".join(f"{counts[s]:>10}" for s in statuses))
+    print(f"{'total':<16}" + "".join(f"{total[s]:>10}" for s in statuses))
+    survivors = sorted(k for k, v in checked.items() if v == "survived")
+    for name in survivors:
+        print(f"survived: {name}")
+        if args.show:
+            mutmut(work, "show", name)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
