@@ -28,6 +28,11 @@ CAPABILITIES = {
 }
 
 
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(part.title() for part in rest)
+
+
 class ServerGone(Exception):
     """The server exited (a crash, unless we asked it to)."""
 
@@ -67,10 +72,15 @@ class StdioServer:
     def notify(self, method: str, params) -> None:
         self.send({"method": method, "params": params})
 
-    def request(self, method: str, params, timeout: float = 60.0) -> dict:
-        """The response message (with "result" or "error"); TimeoutError on a hang."""
+    def send_request(self, method: str, params) -> int:
+        """Send a request without waiting; its id."""
         request_id = next(self.ids)
         self.send({"id": request_id, "method": method, "params": params})
+        return request_id
+
+    def request(self, method: str, params, timeout: float = 60.0) -> dict:
+        """The response message (with "result" or "error"); TimeoutError on a hang."""
+        request_id = self.send_request(method, params)
         return self.wait(lambda: self.responses.pop(request_id, None), timeout)
 
     def wait(self, found, timeout: float):
@@ -97,15 +107,19 @@ class StdioServer:
         return self.wait(latest, timeout)
 
     # -- the LSP life cycle -----------------------------------------------------------------
-    def initialize(self, settings: dict | None = None) -> dict:
+    def initialize(self, settings: dict | None = None, **params) -> dict:
+        """`settings` answers workspace/configuration; `params` go into the request
+        (initialization_options=... as initializationOptions)."""
         self.settings = settings or {}
+        capabilities = {**CAPABILITIES, **getattr(self, "capabilities_extra", {})}
         response = self.request(
             "initialize",
             {
                 "processId": os.getpid(),
                 "rootUri": self.root.as_uri(),
-                "capabilities": CAPABILITIES,
+                "capabilities": capabilities,
                 "workspaceFolders": [{"uri": self.root.as_uri(), "name": "w"}],
+                **{_camel(k): v for k, v in params.items()},
             },
         )
         self.notify("initialized", {})
@@ -171,6 +185,7 @@ class StdioServer:
         elif message.get("method") == "textDocument/publishDiagnostics":
             self.published[message["params"]["uri"]] = message["params"]
         elif "id" in message:  # a request from the server
+            self.notifications.append((message.get("method"), message.get("params")))
             result = None
             if message.get("method") == "workspace/configuration":
                 items = message.get("params", {}).get("items", [])

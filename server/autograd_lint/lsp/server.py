@@ -24,10 +24,10 @@ from pathlib import Path
 
 import attrs
 from lsprotocol import types
-from pygls.exceptions import JsonRpcInternalError, JsonRpcInvalidRequest
+from pygls.exceptions import JsonRpcInternalError, JsonRpcInvalidParams, JsonRpcInvalidRequest
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
-from pygls.protocol.language_server import lsp_method
+from pygls.protocol.language_server import _prepare_command_arguments, lsp_method
 
 from .. import __version__
 from ..analysis import AnalysisCache
@@ -78,6 +78,24 @@ class AutogradLintProtocol(LanguageServerProtocol):
             params.capabilities, general=attrs.evolve(general, position_encodings=[chosen])
         )
         return (yield from super().lsp_initialize(attrs.evolve(params, capabilities=capabilities)))
+
+    @lsp_method(types.WORKSPACE_EXECUTE_COMMAND)
+    async def lsp_workspace__execute_command(self, params: types.ExecuteCommandParams):
+        # pygls runs a command as a generator handler that yields the command to a task of
+        # its own: `$/cancelRequest` then answered "canceled" while that task (a runtime
+        # confirmation and the script it runs) went on. As a coroutine, the request's task
+        # is the command's, and cancelling it stops the run.
+        handler = self.fm.commands.get(params.command)
+        if handler is None:
+            raise JsonRpcInvalidParams.of(
+                ValueError(f"Command name {params.command!r} is not defined")
+            )
+        try:
+            args, kwargs = _prepare_command_arguments(handler, params, self._converter)
+        except Exception as exc:
+            raise JsonRpcInvalidParams.of(exc) from exc
+        result = handler(*args, **kwargs)
+        return await result if inspect.isawaitable(result) else result
 
     # The documents live in DocumentStore (see documents.py); skip pygls' copy.
     @lsp_method(types.TEXT_DOCUMENT_DID_OPEN)

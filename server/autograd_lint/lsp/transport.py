@@ -20,6 +20,8 @@ from typing import BinaryIO
 from pygls.exceptions import JsonRpcException
 from pygls.io_ import StdoutWriter
 
+from ..runtime import runner
+
 log = logging.getLogger(__name__)
 
 MAX_BODY_BYTES = 64 * 1024 * 1024  # a 5,000-line file opened is about 200 kB
@@ -157,4 +159,7 @@ def start_io(server, stdin: BinaryIO | None = None, stdout: BinaryIO | None = No
     except (KeyboardInterrupt, SystemExit):
         pass
     finally:
+        # A runtime confirmation still running is stopped (its script's process group
+        # killed) before the thread pool is waited for: exit must not wait for the script.
+        runner.stop_all()
         server.shutdown()

@@ -22,6 +22,7 @@ import importlib.util
 import json
 import os
 import runpy
+import signal
 import sys
 import threading
 import traceback
@@ -64,6 +65,9 @@ def parse_args(argv):
         help="let a failing backward run and report torch's own error (to check the probe)",
     )
     parser.add_argument("--result-fd", type=int)
+    parser.add_argument(
+        "--watch-fd", type=int, help="a pipe from the runner: at its end, stop everything"
+    )
     parser.add_argument("--result-file")
     parser.add_argument("script_args", nargs=argparse.REMAINDER)
     args = parser.parse_args(argv)
@@ -312,8 +316,31 @@ def summarize_exception(script, error):
     return text, (lines[-1] if lines else None)
 
 
+def watch_runner(fd):
+    """Kill this process group once the runner's end of the pipe closes.
+
+    The runner (the CLI or the language server) holds the only write end: when it exits,
+    crashes or is killed, the read sees end of file, and the script, its children and
+    their children (the group this harness leads) go with it, whatever they were doing
+    (holding a GPU, sleeping, ignoring signals)."""
+
+    def wait():
+        try:
+            while os.read(fd, 1):
+                pass
+        except OSError:
+            pass
+        if os.getpgrp() == os.getpid():  # the leader of its own group, as the runner starts it
+            os.killpg(os.getpgrp(), signal.SIGKILL)
+        os._exit(3)
+
+    threading.Thread(target=wait, name="autograd-lint-watchdog", daemon=True).start()
+
+
 def main(argv=None):
     args = parse_args(sys.argv[1:] if argv is None else argv)
+    if args.watch_fd is not None:
+        watch_runner(args.watch_fd)
     channel = ResultChannel(args.result_fd, args.result_file)
     script = os.path.realpath(args.script)
     if not os.path.isfile(script):

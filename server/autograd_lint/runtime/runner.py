@@ -156,8 +156,11 @@ def run_harness(
     ):
         if os.name == "posix":
             read_fd, write_fd = os.pipe()
-            channel, spawn = ["--result-fd", str(write_fd)], {"pass_fds": (write_fd,)}
-            spawn["start_new_session"] = True
+            # The harness reads `watch_read` until this process closes `watch_write`: when
+            # we exit or die mid-run, it kills its process group (harness.watch_runner).
+            watch_read, watch_write = os.pipe()
+            channel = ["--result-fd", str(write_fd), "--watch-fd", str(watch_read)]
+            spawn = {"pass_fds": (write_fd, watch_read), "start_new_session": True}
         else:  # no fd passing: a result file, read once the run is over
             result_file = Path(scratch) / "result.jsonl"
             channel = ["--result-file", str(result_file)]
@@ -176,17 +179,23 @@ def run_harness(
         except OSError as error:
             if os.name == "posix":
                 os.close(read_fd)
+                os.close(watch_write)
             return RuntimeVerdict("error", detail=f"cannot start {command[0]}: {error}")
         finally:
             if os.name == "posix":
                 os.close(write_fd)
+                os.close(watch_read)
         reader = _EventReader(read_fd, on_event) if os.name == "posix" else None
         if reader is not None:
             reader.start()
-        stopped = _wait(process, options.timeout_seconds, cancelled)
+        stop = threading.Event()
+        with _running(stop):
+            stopped = _wait(process, options.timeout_seconds, lambda: stop.is_set() or cancelled())
         # Whatever the outcome, nothing the script started outlives the run.
         _kill_group(process)
         process.wait()
+        if os.name == "posix":
+            os.close(watch_write)
         if reader is not None:
             reader.join(timeout=5)
             events = reader.events
@@ -198,6 +207,29 @@ def run_harness(
         last = verdict.stderr.strip().splitlines()[-1:] or [""]
         verdict.detail += f": {last[0]}" if last[0] else ""
     return verdict
+
+
+# Every run in progress, by its stop flag: `stop_all()` is what a server calls on exit.
+_RUNS: set = set()
+_RUNS_LOCK = threading.Lock()
+
+
+@contextlib.contextmanager
+def _running(flag: threading.Event):
+    with _RUNS_LOCK:
+        _RUNS.add(flag)
+    try:
+        yield
+    finally:
+        with _RUNS_LOCK:
+            _RUNS.discard(flag)
+
+
+def stop_all() -> None:
+    """Stop every run in progress in this process (each kills its process group)."""
+    with _RUNS_LOCK:
+        for flag in _RUNS:
+            flag.set()
 
 
 def _read_result_file(path: Path, on_event: EventCallback) -> list[dict]:
