@@ -227,18 +227,23 @@ def analyze_blocks(blocks: list[Block], cache: AnalysisCache | None, program: Pr
             log.exception("autograd-lint: internal error analysing module-level code")
             globals_env = {}
         raws = [*reporter.findings.values(), *interp.lifetimes.finish(interp, frozenset(), set())]
-        cached = (raws, globals_env, interp.instances)
+        cached = (raws, globals_env, interp.instances, frozenset(interp.inlined_functions))
         _count(cache, "roots_run")
     else:
         _count(cache, "roots_reused")
     if module_key is not None:
         current[module_key] = cached
-    module_findings, globals_env, instances = cached
+    module_findings, globals_env, instances, run_in_context = cached
     for raw in module_findings:
         found.setdefault(raw.key, raw)
     globals_env = {**globals_env, **program.definitions}
 
     for fn in program.relevant_functions():
+        if id(fn.node) in run_in_context:
+            # The module's own code called it, with the values it really passes: alone, its
+            # parameters would be guesses (a parameter named `policy` taken for a model
+            # whose outputs share one graph), and what it finds in context is what counts.
+            continue
         key = None
         if cache is not None:
             key = ("function", fn.block.key, fn.node.lineno - fn.block.parsed_start,

@@ -84,6 +84,7 @@ class Interpreter(ExpressionMixin, CallMixin):
         self.param_owners: dict[Origin, object] = {}
         self.weight_saves: dict[Origin, frozenset] = {}
         self.receivers: list = []
+        self.inlined_functions: set[int] = set()  # ids of the definitions run in context
         self.frame: Frame = Frame(None, None)
         self.state: State | None = State({}, {}, {})
 
@@ -148,6 +149,7 @@ class Interpreter(ExpressionMixin, CallMixin):
         if globals_env is None:
             globals_env = caller_state.env
         self.inlined += 1
+        self.inlined_functions.add(id(fn.node))
         self.call_chain.append(self.site(call_node))
         self.active.append(fn)
         frame = Frame(fn.block, fn, caller_frame.grad_enabled and not fn.no_grad, globals_env)
