@@ -8,11 +8,13 @@
 #                                   #   1. mocha inside the real extension host (client/test)
 #                                   #   2. UI: the installed VSIX in the live workbench, first in
 #                                   #      Restricted Mode, then trusted (screenshots)
+#                                   #   3. UI: a notebook in the notebook editor: squiggle, hover,
+#                                   #      quick fix (screenshots notebook-*.png)
 #
 # Env: PREFIX (tools; default /tmp/agl-e2e; keep it short: unix sockets are limited to 107 chars),
 #      ARTIFACTS (screenshots and logs; default <repo>/.e2e), PYTHON (the interpreter that has
 #      autograd_lint; default <repo>/.venv/bin/python, else python3), SESSIONS (which of
-#      "exthost ui" to run; default both). Needs root for apt-get.
+#      "exthost ui notebook" to run; default all). Needs root for apt-get.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -252,8 +254,8 @@ do_test() {
     failed=$((failed + 1)); echo "FAILED: typecheck/lint/unit"
   fi
   for session in "exthost trusted exthost.mjs EXT_DEV=$ROOT EXT_TESTS=$ROOT/out/test/index.js" \
-    "ui untrusted ui.mjs"; do
-    case " ${SESSIONS:-exthost ui} " in *" ${session%% *} "*) ;; *) continue ;; esac
+    "ui untrusted ui.mjs" "notebook trusted ui-notebook.mjs"; do
+    case " ${SESSIONS:-exthost ui notebook} " in *" ${session%% *} "*) ;; *) continue ;; esac
     # shellcheck disable=SC2086
     if run_session $session; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAILED: ${session%% *}"; fi
   done

@@ -117,6 +117,9 @@ export class ServerManager implements vscode.Disposable {
       documentSelector: [
         { scheme: "file", language: "python" },
         { scheme: "untitled", language: "python" },
+        // Python cells of any notebook: the client then syncs them with the server's
+        // notebookDocumentSync (the whole notebook, as one program), not cell by cell.
+        { notebook: "*", language: "python" },
       ],
       outputChannel: this.log,
       traceOutputChannel: this.log,

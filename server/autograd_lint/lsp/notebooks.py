@@ -25,10 +25,17 @@ from .documents import Document, split_lines, uri_to_path
 from .hover import hover_markdown
 from .settings import effective_settings
 
+# Markdown and raw cells are asked for too, though only Python ones are analysed: a client
+# syncs only the cells the selector names, and cell numbers count every cell (as Jupyter,
+# ruff and our CLI do), so a notebook's markdown cells must be seen to be counted.
 SYNC_OPTIONS = types.NotebookDocumentSyncOptions(
     notebook_selector=[
         types.NotebookDocumentFilterWithCells(
-            notebook="*", cells=[types.NotebookCellLanguage(language="python")]
+            notebook="*",
+            cells=[
+                types.NotebookCellLanguage(language=language)
+                for language in ("python", "markdown", "raw")
+            ],
         )
     ]
 )
@@ -90,11 +97,10 @@ def did_close(ls, params: types.DidCloseNotebookDocumentParams) -> None:
         return
     if notebook.pending is not None:
         notebook.pending.cancel()
-    if not ls.pull_diagnostics:
-        for cell_uri in notebook.published:
-            ls.text_document_publish_diagnostics(
-                types.PublishDiagnosticsParams(uri=cell_uri, diagnostics=[])
-            )
+    for cell_uri in notebook.published:
+        ls.text_document_publish_diagnostics(
+            types.PublishDiagnosticsParams(uri=cell_uri, diagnostics=[])
+        )
 
 
 def schedule(ls, notebook: Notebook, *, immediate: bool = False) -> None:
@@ -115,12 +121,11 @@ async def _analyse_later(ls, notebook: Notebook, delay: float) -> None:
     if ls.notebooks.get(notebook.uri) is not notebook:
         return
     try:
-        changed = analyse_notebook(ls, notebook)
-        if ls.pull_diagnostics:
-            if changed and ls.diagnostic_refresh:
-                ls.workspace_diagnostic_refresh(None)
-        else:
-            publish(ls, notebook)
+        analyse_notebook(ls, notebook)
+        # Pushed even to clients that pull: VS Code's language client pulls diagnostics
+        # only for text editor tabs, never for notebook cells. A pull on a cell URI is
+        # answered too (pull_diagnostics below).
+        publish(ls, notebook)
     except Exception as exc:  # noqa: BLE001 - one notebook must not stop the server
         ls.log(f"autograd-lint failed on {notebook.uri}: {exc!r}", "error")
 
