@@ -317,3 +317,75 @@ def test_the_bare_log_row_is_logging_not_a_math_function():
     assert source_of("log")[0] == "logging"
     assert has_history(torch.log(scalar().exp()))
     assert math.log(math.e) == 1.0
+
+
+# -- the tables of modules, optimizers and grad modes ------------------------------------------
+
+# Third-party optimizers named in the table (not in torch.optim): lion-pytorch's Lion.
+THIRD_PARTY_OPTIMIZERS = {"Lion"}
+
+
+@pytest.mark.parametrize("name", sorted(api.OPTIMIZER_CLASSES))
+def test_optimizer_class_row_is_an_optimizer(name):
+    found = getattr(torch.optim, name, None)
+    if name in THIRD_PARTY_OPTIMIZERS:
+        assert found is None  # when torch gains it, it is checked like the rest
+        return
+    assert isinstance(found, type) and issubclass(found, torch.optim.Optimizer), name
+
+
+@pytest.mark.parametrize("name", sorted(api.DISTRIBUTIONS))
+def test_distribution_row_is_a_torch_distribution(name):
+    found = getattr(torch.distributions, name, None)
+    assert isinstance(found, type) and issubclass(found, torch.distributions.Distribution), name
+
+
+def plumbing_call(name: str):
+    model = torch.nn.Linear(3, 2)
+    model(torch.randn(1, 3)).sum().backward()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    calls = {
+        "to": lambda: model.to("cpu"),
+        "apply": lambda: model.apply(lambda module: None),
+        "register_buffer": lambda: model.register_buffer("running", torch.zeros(2)),
+        "register_parameter": lambda: model.register_parameter("extra", None),
+        "load_state_dict": lambda: model.load_state_dict(model.state_dict()),
+        "requires_grad_": lambda: model.requires_grad_(True),
+        "add_module": lambda: model.add_module("inner", torch.nn.Tanh()),
+        "register_forward_hook": lambda: model.register_forward_hook(lambda *a: None),
+        "register_full_backward_hook": lambda: model.register_full_backward_hook(lambda *a: None),
+        "step": lambda: optimizer.step(),
+        "add_param_group": lambda: optimizer.add_param_group(
+            {"params": [torch.zeros(1, requires_grad=True)]}
+        ),
+    }
+    if name in calls:
+        return calls[name]()
+    owner = model if hasattr(model, name) else optimizer
+    return getattr(owner, name)()
+
+
+@pytest.mark.parametrize("name", sorted(api.MODULE_PLUMBING))
+def test_module_plumbing_row_configures_and_hands_out_no_graph(name):
+    assert hasattr(torch.nn.Module, name) or hasattr(torch.optim.Optimizer, name), name
+    if name == "cuda" and not torch.cuda.is_available():
+        return  # the row exists (above); calling it needs a GPU
+    assert not has_history(plumbing_call(name)), name
+
+
+@pytest.mark.parametrize("name", sorted(api.PARAMETER_METHODS))
+def test_parameter_method_row_hands_out_leaves(name):
+    values = list(getattr(torch.nn.Linear(3, 2), name)())
+    tensors = [v[1] if isinstance(v, tuple) else v for v in values]
+    assert tensors and all(t.is_leaf and t.requires_grad for t in tensors), name
+
+
+@pytest.mark.parametrize("name", sorted(api.NO_GRAD_CONTEXTS | api.ENABLE_GRAD_CONTEXTS))
+def test_grad_mode_context_row_sets_the_mode(name):
+    turns_on = name in api.ENABLE_GRAD_CONTEXTS
+    with torch.set_grad_enabled(not turns_on), getattr(torch, name)():
+        assert torch.is_grad_enabled() is turns_on, name
+
+
+# WEIGHT_SAVING_FUNCTIONS and RECURRENT_LAYERS are checked row by row in
+# test_stepped_weights.py, beside the analysis that uses them.
