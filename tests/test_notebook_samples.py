@@ -81,3 +81,26 @@ def test_checker_reports_the_marks_by_cell(path, capsys):
         (finding,) = document["findings"]
         assert finding["severity"] == "warning"  # the run-through works: only a re-run fails
         assert f"fails when cell {rerun_cell(path)} is run again" in finding["message"]
+
+
+@pytest.mark.parametrize(
+    "path", [p for p in NOTEBOOKS if p.name.endswith("_buggy.ipynb")], ids=lambda p: p.name
+)
+def test_fix_makes_the_notebook_run(path, tmp_path, monkeypatch, capsys):
+    """`check --fix` repairs each buggy notebook: clean to the checker, and torch runs its
+    cells (the re-run included) without the error."""
+    fixed = tmp_path / path.name
+    fixed.write_bytes(path.read_bytes())
+    monkeypatch.chdir(tmp_path)
+    assert main(["check", "--fix", fixed.name]) == 0
+    capsys.readouterr()
+    assert fixed.read_bytes() != path.read_bytes()
+    run = subprocess.run(
+        [sys.executable, str(RUNNER), str(fixed)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=tmp_path,
+    )
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout.strip().splitlines()[-1]) == {"error": None}
