@@ -70,3 +70,12 @@ def test_a_second_initialize_is_refused(server):
     assert "only be sent once" in second["error"]["message"]
     # The first session's state is untouched: UTF-16 positions and push diagnostics.
     still_serving(server, "after_second")
+
+
+def test_json_nested_too_deep_is_dropped(server):
+    # Found by the fuzzer: json.loads raises RecursionError, not ValueError, on this.
+    server.initialize()
+    body = b'{"jsonrpc": "2.0", "method": "x", "params": ' + b"[" * 5000 + b"]" * 5000 + b"}"
+    server.send_raw(frame(body))
+    still_serving(server, "after_deep")
+    assert "dropped an unreadable message" in server.logged()

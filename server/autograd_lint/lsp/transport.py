@@ -136,8 +136,8 @@ async def serve(stop_event: threading.Event, reader, protocol, error_handler=Non
             break
         try:
             message = json.loads(body, object_hook=protocol.structure_message)
-        except ValueError as exc:
-            log.error("autograd-lint: dropped a message that is not JSON: %s", exc)
+        except Exception as exc:  # noqa: BLE001 - not JSON, nested too deep, not a message
+            log.error("autograd-lint: dropped an unreadable message: %r", exc)
             continue
         try:
             protocol.handle_message(message)
