@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import sys
 
+from . import frameworks
 from .blocks import (
     Block,
     ParseMemo,
@@ -26,7 +27,7 @@ from .interp import Interpreter
 from .model import Finding, Role, Severity, Span, Step
 from .program import Program, is_relevant, parameter_names
 from .report import NOT_ANALYSED, RawFinding, Reporter
-from .values import Site
+from .values import EMPTY, Site
 
 log = logging.getLogger("autograd_lint.analysis")
 
@@ -267,9 +268,45 @@ def analyze_blocks(blocks: list[Block], cache: AnalysisCache | None, program: Pr
             current[key] = raws
         for raw in raws:
             found.setdefault(raw.key, raw)
+    for raws in _driver_roots(program, blocks, cache, previous, current, module_key, instances,
+                              globals_env):  # fmt: skip
+        for raw in raws:
+            found.setdefault(raw.key, raw)
     if cache is not None:
         cache.results = current
     return list(found.values())
+
+
+def _driver_roots(program, blocks, cache, previous, current, module_key, instances, globals_env):
+    """Each class a framework drives (frameworks.py), run in the framework's loop."""
+    if not program.classes or not any("training_step" in b.text for b in blocks):
+        return
+    aliases = frameworks.import_aliases(blocks)
+    for info in program.classes.values():
+        step = info.find_method(frameworks.TRAINING_STEP)
+        if step is None or not frameworks.is_lightning_module(info, aliases):
+            continue
+        key = None
+        if cache is not None:
+            key = ("driver", info.block.key, program.dependencies(info.block), module_key,
+                   tuple(sorted(aliases.items())))  # fmt: skip
+        raws = previous.get(key) if key is not None else None
+        if raws is None:
+            reporter = Reporter()
+            raws = []
+            try:
+                interp = Interpreter(program.classes, reporter, instances)
+                loop = frameworks.lightning_driver(info, step)
+                interp.run_driver(info, loop, globals_env)
+                raws = [*reporter.findings.values(), *interp.lifetimes.finish(interp, EMPTY, set())]
+                frameworks.explain_driver_steps(raws, loop)
+            except Exception:  # noqa: BLE001
+                log.exception("autograd-lint: internal error driving %s", info.name)
+                raws = []
+            _count(cache, "roots_run")
+        if key is not None:
+            current[key] = raws
+        yield raws
 
 
 def _count(cache: AnalysisCache | None, stat: str) -> None:

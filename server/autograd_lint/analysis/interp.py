@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
-from . import stepped
+from . import frameworks, stepped
 from .calls import CallMixin, literal_keyword
 from .definitions import ClassInfo, FunctionRef, api_kind_of, make_class_info
 from .exprs import ExpressionMixin
@@ -142,6 +142,16 @@ class Interpreter(ExpressionMixin, CallMixin):
         self.state = State(env, {}, {})
         self.active = [fn]
         self.exec_block(fn.node.body)
+
+    def run_driver(self, info: ClassInfo, loop: ast.For, globals_env: dict) -> None:
+        """A framework's loop over the user's class (frameworks.py): an instance built as
+        the framework builds it, then the synthetic loop that calls its hooks."""
+        self.frame = Frame(info.block, None, True, dict(globals_env))
+        self.state = State({}, {}, {})
+        construct = ast.copy_location(ast.Call(ast.Name(info.name, ast.Load()), [], []), info.node)
+        instance = self.instantiate(construct, info, [])
+        self.state.env[frameworks.DRIVER_SELF] = Binding(instance, self.site(info.node))
+        self.exec_block([loop])
 
     def run_function(self, fn: FunctionRef, params: dict, call_node: ast.AST) -> Val:
         caller_frame, caller_state = self.frame, self.state
