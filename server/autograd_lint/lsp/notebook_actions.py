@@ -66,9 +66,9 @@ def fix_all_edit(ls, notebook: Notebook) -> types.WorkspaceEdit | None:
 
 
 def _reprogram(notebook: Notebook, text: str):
-    from ..notebook.check import _reprogram
+    from ..notebook.check import reprogram
 
-    return _reprogram(notebook.program, text)
+    return reprogram(notebook.program, text)
 
 
 def cell_edits(ls, notebook: Notebook, new_text: str) -> types.WorkspaceEdit | None:

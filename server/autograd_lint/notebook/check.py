@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections import OrderedDict
 from pathlib import Path
 
 from ..analysis import AnalysisCache
@@ -16,6 +17,7 @@ from .reader import NotebookError, RawNotebook, parse_notebook
 from .rerun import rerun_findings
 
 _LINE_REF = re.compile(r"\bline (\d+)\b")
+RERUN_CACHES = 6
 
 
 def load(data: bytes) -> RawNotebook:
@@ -37,15 +39,19 @@ def analyse(program: Program, path: str, settings: Settings, resolver=None, cach
     cell that does not parse, and the cells that fail when run again."""
 
     # The repeated programs of re-run candidates, each with a cache kept beside the
-    # notebook's own (an editor's keystroke re-analyses only what changed in them too).
+    # notebook's own (an editor's keystroke re-analyses only what changed in them too);
+    # a few only, the last used: each holds the syntax trees of most of the notebook.
     caches = getattr(cache, "notebook_reruns", None)
     if cache is not None and caches is None:
-        caches = cache.notebook_reruns = {}
+        caches = cache.notebook_reruns = OrderedDict()
 
     def analyzer(text: str, key=None) -> list[Finding]:
         rerun_cache = None
         if caches is not None and key is not None:
-            rerun_cache = caches.setdefault(key, AnalysisCache())
+            rerun_cache = caches.pop(key, None) or AnalysisCache()
+            caches[key] = rerun_cache
+            while len(caches) > RERUN_CACHES:
+                caches.popitem(last=False)
         return check_source(text, path, settings, cache=rerun_cache, resolver=resolver)
 
     found = check_source(program.text, path, settings, cache=cache, resolver=resolver)
@@ -111,7 +117,7 @@ def _fix(path, raw, program, found, settings, resolver, fixes, root):
     from ..fixes.engine import fix_all
 
     def analyzer(text: str, name: str) -> list[Finding]:
-        current = _reprogram(program, text)
+        current = reprogram(program, text)
         return analyse(current, name, settings, resolver) if current else []
 
     made = {}
@@ -127,11 +133,11 @@ def _fix(path, raw, program, found, settings, resolver, fixes, root):
     remaining = fixes.file(path, found, analyzer, root=root, fixer=fixer)
     result = made.get("fix")
     if result is not None and remaining is result.remaining and result.changed:
-        return remaining, _reprogram(program, made["text"]) or program
+        return remaining, reprogram(program, made["text"]) or program
     return remaining, program
 
 
-def _reprogram(program: Program, text: str) -> Program | None:
+def reprogram(program: Program, text: str) -> Program | None:
     """The program of a fixed text (cut at its markers), or None if it cannot be cut."""
     sources = program.split(text)
     if sources is None:

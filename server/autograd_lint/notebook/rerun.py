@@ -121,7 +121,7 @@ def rerun_findings(
             if (found.code, line - offset) in known or line - offset in done:
                 continue
             done.add(line - offset)
-            culprits = _culprits(text, found, names, copy_start, analyzer)
+            culprits = _culprits(text, found, names, copy_start, analyzer, cell.number)
             out.append(_as_rerun(found, cell, culprits, offset, copy_start))
     return out
 
@@ -135,7 +135,7 @@ def rerun_text(program: Program, cell: Cell, lines: list[str] | None = None):
     return text + "\n", end + 2 - cell.first_line
 
 
-def _culprits(text, found, names, copy_start, analyzer) -> list[str]:
+def _culprits(text, found, names, copy_start, analyzer, key) -> list[str]:
     """The names whose detaching at the top of the repeated cell makes its failure go:
     the state the message names, and what the fix detaches ([] when none does)."""
 
@@ -144,7 +144,8 @@ def _culprits(text, found, names, copy_start, analyzer) -> list[str]:
         detach = [f"{name} = {name}.detach()" for name in chosen]
         # The inserted lines move the copy down: its failure would be that many lower.
         moved = found.span.start.line + len(detach)
-        again = analyzer("\n".join(lines[: copy_start - 1] + detach + lines[copy_start - 1 :]))
+        text_with = "\n".join(lines[: copy_start - 1] + detach + lines[copy_start - 1 :])
+        again = analyzer(text_with, (key, *chosen))  # a cache of its own, as the copy's
         return not any(f.code == found.code and f.span.start.line == moved for f in again)
 
     for name in names:
