@@ -168,3 +168,21 @@ def test_a_file_within_the_bound_is_not_cut(monkeypatch):
 
     monkeypatch.setattr(engine, "MAX_ANALYSED_LINES", RNN.count("\n") + 1)
     assert "AG000" not in [f.code for f in analyze(RNN, "f.py")]
+
+
+def test_names_in_a_message_are_ordered_the_same_in_a_file_cut_into_pieces():
+    # Found by the fuzzer: carriers were sorted by their node's line as parsed, which a
+    # block parsed alone counts from 1; a broken line elsewhere then reordered the names.
+    valid = (
+        "import torch\nenc = torch.nn.GRU(4, 4)\nsrc = torch.randn(3, 1, 4)\n"
+        "_, enc_hidden = enc(src)\ndec_h = enc_hidden * 2\n"
+        "for i in range(3):\n    loss = dec_h.sum() + enc_hidden.sum() + _.sum()\n"
+        "    loss.backward()\n"
+    )
+    broken = valid + "\ndef broken(:\n    pass\n"
+    cache = AnalysisCache()
+    analyze(valid, "f.py", cache=cache)
+    incremental = analyze(broken, "f.py", cache=cache)
+    (ag001,) = [f for f in incremental if f.code == "AG001"]
+    assert "`_`, `enc_hidden`, `dec_h`" in ag001.message
+    assert as_tuples(incremental) == as_tuples(analyze(broken, "f.py"))

@@ -79,6 +79,12 @@ def call_text(call: ast.Call) -> str:
     return source_of_node(func) + "()"
 
 
+def _file_line(site: Site) -> int:
+    line = getattr(site.node, "lineno", 0)
+    block = site.block
+    return line if block is None else line - block.parsed_start + block.start
+
+
 def source_of_node(node: ast.AST) -> str:
     return source_of(Site(None, node))
 
@@ -251,7 +257,10 @@ class Reporter:
             if binding.site is not None and binding.val.origins & stale:
                 owner = key[1] if key[0] == "path" else "self"
                 found.append((f"{owner}.{attr}", binding.site, True, binding.val.origins & stale))
-        found.sort(key=lambda item: (getattr(item[1].node, "lineno", 0), item[0]))
+        # By line in the file: a node's own lineno counts from its block's parse, which is 1
+        # for a block parsed alone, so sorting by it would order names one way in a file
+        # that parses and another in the same text analysed as pieces (the fuzzer found it).
+        found.sort(key=lambda item: (_file_line(item[1]), item[0]))
         return found
 
     @staticmethod
