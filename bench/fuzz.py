@@ -30,7 +30,7 @@ def main() -> int:
     parser.add_argument("--minutes", type=float, default=5.0)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds before a hang")
-    parser.add_argument("--out", type=Path, default=Path("fuzz-problems.txt"))
+    parser.add_argument("--out", type=Path, default=ROOT / ".bench-cache" / "fuzz-problems.txt")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     started = time.monotonic()
@@ -39,6 +39,7 @@ def main() -> int:
         counts = fuzzer.run(args.minutes * 60)
     elapsed = time.monotonic() - started
     if counts.problems:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text("\n\n".join(counts.problems), encoding="utf-8")
     if args.json:
         numbers = {k: v for k, v in vars(counts).items() if k != "problems"}
