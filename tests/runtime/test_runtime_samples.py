@@ -2,6 +2,8 @@
 
 The samples' marks are the ground truth (tests/test_samples_runtime.py checks them against
 plain runs); here the harness must reach the same answer, stopping before the failure.
+The runs go through one warm interpreter (warm_python.py: torch imported once, each run
+forked); test_warm_runs_match_fresh_ones keeps that equal to a fresh interpreter's run.
 """
 
 from __future__ import annotations
@@ -12,39 +14,55 @@ from pathlib import Path
 import pytest
 from autograd_lint.runtime.runner import RuntimeVerdict, confirm
 from runtime_support import SAMPLES, findings_for, options
+from warm_python import WarmPython
 
 SAMPLE_FILES = sorted(SAMPLES.glob("*.py"))
+RUNTIME_CODES = ("AG001", "AG002", "AG007")  # the findings the harness can confirm
 
 
-def run(sample: Path) -> tuple[list, RuntimeVerdict, RuntimeVerdict | None]:
+def run(
+    sample: Path, python: str | None = None
+) -> tuple[list, RuntimeVerdict, RuntimeVerdict | None]:
     """The findings, the verdict, and for a buggy sample the verdict when torch really raised."""
     findings = findings_for(sample)
-    verdict = confirm(sample, findings, options("cpu"))[0]
+    verdict = confirm(sample, findings, options("cpu", python=python))[0]
     real = None
-    if findings:
-        real = confirm(sample, findings, options("cpu", intercept=False))[0]
+    if any(f.code in RUNTIME_CODES for f in findings):
+        # Only a sample with a crash to compare is run a second time: the warnings-only
+        # ones never read `real`.
+        real = confirm(sample, findings, options("cpu", intercept=False, python=python))[0]
     return findings, verdict, real
 
 
 @pytest.fixture(scope="module")
-def verdicts(request) -> dict[Path, tuple[list, RuntimeVerdict]]:
-    # Run the selected samples up front, two at a time: each run is mostly torch's import.
+def warm():
+    with WarmPython() as interpreter:
+        yield interpreter
+
+
+@pytest.fixture(scope="module")
+def verdicts(request, warm) -> dict[Path, tuple[list, RuntimeVerdict]]:
+    # Run the selected samples up front, two at a time, each forked from the warm
+    # interpreter (a fresh one spends nearly all of a run importing torch).
     selected = sorted(
         {
             item.callspec.params["sample"]
             for item in request.session.items
-            if item.module.__name__ == __name__ and hasattr(item, "callspec")
+            if item.module.__name__ == __name__
+            and hasattr(item, "callspec")
+            and "sample" in item.callspec.params
         }
     )
     with ThreadPool(2) as pool:
-        return dict(zip(selected, pool.map(run, selected), strict=True))
+        runs = pool.map(lambda sample: run(sample, str(warm.shim)), selected)
+    return dict(zip(selected, runs, strict=True))
 
 
 @pytest.mark.skipif(not SAMPLE_FILES, reason="the shared samples/ folder is empty")
 @pytest.mark.parametrize("sample", SAMPLE_FILES, ids=[path.name for path in SAMPLE_FILES])
 def test_sample_verdict_matches_its_marks(sample: Path, verdicts) -> None:
     findings, verdict, real = verdicts[sample]
-    runtime_findings = [f for f in findings if f.code in ("AG001", "AG002", "AG007")]
+    runtime_findings = [f for f in findings if f.code in RUNTIME_CODES]
     if not runtime_findings:
         assert verdict.status == "not-reproduced", (verdict.detail, verdict.stderr)
         return
@@ -77,3 +95,19 @@ def test_sample_verdict_matches_its_marks(sample: Path, verdicts) -> None:
     else:
         # A graph freed by an earlier backward of the same iteration.
         assert verdict.built_iteration == verdict.iteration
+
+
+# A crash confirmed before it happens, and a clean run with output.
+FIDELITY = [SAMPLES / "ag001_rnn_hidden_buggy.py", SAMPLES / "clean_lbfgs_closure.py"]
+SAME = ("status", "line", "iteration", "node", "built_line", "built_iteration", "problem",
+        "intercepted", "backward_calls", "stdout", "exception")  # fmt: skip
+
+
+@pytest.mark.parametrize("fidelity", FIDELITY, ids=[path.name for path in FIDELITY])
+def test_warm_runs_match_fresh_ones(fidelity: Path, verdicts, warm) -> None:
+    _, warm_run, warm_real = verdicts.get(fidelity) or run(fidelity, str(warm.shim))
+    _, fresh_run, fresh_real = run(fidelity)  # a fresh interpreter, as users run it
+    assert {k: getattr(warm_run, k) for k in SAME} == {k: getattr(fresh_run, k) for k in SAME}
+    assert warm_run.status == ("confirmed" if "buggy" in fidelity.name else "not-reproduced")
+    if fresh_real is not None:
+        assert {k: getattr(warm_real, k) for k in SAME} == {k: getattr(fresh_real, k) for k in SAME}
