@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import subprocess
 import sys
 import tempfile
@@ -95,22 +94,27 @@ def hostile_tree(root: Path) -> Path:
     return root / "clone"
 
 
+CLI = (
+    "import resource, sys\n"
+    "from autograd_lint.cli import main\n"
+    "code = main(sys.argv[1:])\n"
+    "print('peak-rss-kb', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)\n"
+    "sys.exit(code)\n"
+)
+
+
 def run_cli(clone: Path, *extra: str) -> dict:
-    command = [sys.executable, "-c", "import sys; from autograd_lint.cli import main; "
-               "sys.exit(main())", "check", "pkg", *extra]  # fmt: skip
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    command = [sys.executable, "-c", CLI, "check", "pkg", *extra]
     start = time.monotonic()
     result = subprocess.run(command, cwd=clone, capture_output=True, text=True, timeout=900)
     wall = time.monotonic() - start
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    peak = [line.split()[1] for line in result.stderr.splitlines() if line.startswith("peak-rss")]
     notes = [line for line in result.stdout.splitlines() if " AG000 " in line]
     return {
         "args": " ".join(extra) or "(defaults)",
         "exit": result.returncode,
         "wall_s": round(wall, 1),
-        # ru_maxrss of children is the largest so far: a run smaller than an earlier one
-        # shows the earlier one's peak.
-        "peak_rss_mb": round(max(peak, before) / 1024, 1),
+        "peak_rss_mb": round(int(peak[0]) / 1024, 1) if peak else None,
         "traceback": "Traceback" in result.stderr,
         "notes": notes,
     }
