@@ -15,7 +15,7 @@ import textwrap
 
 import pytest
 from autograd_lint.analysis import Role, analyze
-from autograd_lint.analysis.frameworks import LIGHTNING_MODULES
+from autograd_lint.analysis.frameworks import LIGHTNING_DATA_ATTRIBUTES, LIGHTNING_MODULES
 
 FREED = "Trying to backward through the graph a second time"
 
@@ -78,6 +78,20 @@ PROGRAMS = {
     # Returning the loss and leaving the backward to Lightning runs.
     "return-only": (
         program("import lightning as L", "L.LightningModule", "L", "        return loss\n"),
+        None,
+    ),
+    # A buffer built in __init__ from the hyperparameters Lightning keeps: no graph.
+    "buffer-from-hparams": (
+        program(
+            "import lightning as L",
+            "L.LightningModule",
+            "L",
+            "        return (loss * self.scale.sum()).mean()\n",
+            init_extra=(
+                "        self.save_hyperparameters({'width': 3})\n"
+                "        self.register_buffer('scale', torch.ones(self.hparams.width) / self.hparams.width)\n"
+            ),
+        ),
         None,
     ),
     # Manual optimization: nothing returned, nothing back-propagated by Lightning.
@@ -151,3 +165,17 @@ def test_a_class_that_only_looks_like_lightning_is_not_driven() -> None:
         """
     )
     assert [f for f in analyze(source) if f.code == "AG002"] == []
+
+
+@pytest.mark.parametrize("name", sorted(LIGHTNING_DATA_ATTRIBUTES))
+def test_every_lightning_data_attribute_is_lightnings_and_holds_no_graph(name: str) -> None:
+    import lightning.pytorch
+    import torch
+
+    assert hasattr(lightning.pytorch.LightningModule, name)
+    module = lightning.pytorch.LightningModule()
+    try:
+        value = getattr(module, name)
+    except RuntimeError:  # `trainer`, `logger`...: only there once a Trainer attached it
+        return
+    assert not (isinstance(value, torch.Tensor) and value.requires_grad)

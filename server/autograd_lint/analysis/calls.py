@@ -331,9 +331,13 @@ class CallMixin:
         origins = origins | {built, self.new_origin(node.func, leaf=True)}
         return Val(origins)
 
+    def instance_ref(self, node: ast.Call) -> tuple:
+        """The abstract object a constructor call makes here (its site, its loop passes)."""
+        return ("instance", id(node), tuple(self.context))
+
     def instantiate(self, node: ast.Call, info, args: list[Val]) -> Val:
         kind = MODULE if info.is_module else OBJECT
-        instance = Val(EMPTY, kind, ("instance", id(node), tuple(self.context)))
+        instance = Val(EMPTY, kind, self.instance_ref(node))
         self.instances[instance.ref] = info
         init = self.local_method(instance.ref, "__init__")
         if init is not None and self.can_inline(init):
@@ -472,6 +476,8 @@ class CallMixin:
         return env
 
     def parameter_default(self, name: str) -> Val:
+        if self.no_guesses:
+            return NOTHING
         if api.MODELISH_NAME.match(name):
             return Val(EMPTY, MODULE, None)
         if name in ("optimizer", "optim", "opt") or name.endswith("_optimizer"):

@@ -140,6 +140,8 @@ class ExpressionMixin:
             if stored is not None:
                 return stored.val
         if owner.kind == MODULE:
+            if attr in self.data_attributes.get(owner.ref, ()):
+                return NOTHING  # `self.hparams` of a LightningModule (frameworks.py)
             # An unknown attribute of a module: a submodule or a parameter (a leaf).
             return Val(frozenset({self.new_origin(node, leaf=True)}), MODULE, None)
         if owner.kind in (CONTAINER, TENSOR, ELEMENT):

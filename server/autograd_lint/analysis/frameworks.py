@@ -30,6 +30,13 @@ LIGHTNING_MODULES = frozenset(
     }
 )
 TRAINING_STEP = "training_step"
+# A LightningModule's own attributes that hold no graph: the constructor's arguments
+# (`self.hparams.model_dim`), the trainer and its counters. Unknown attributes of a module
+# are otherwise taken for its parameters or submodules.
+LIGHTNING_DATA_ATTRIBUTES = frozenset(
+    {"hparams", "trainer", "logger", "loggers", "global_step", "current_epoch", "device",
+     "dtype", "local_rank", "global_rank", "automatic_optimization"}
+)  # fmt: skip
 # The driver's own names: dunder-free, so nothing the user wrote can bind them.
 DRIVER_SELF, DRIVER_BATCH, DRIVER_LOADER = "lightning_module", "batch", "train_dataloader"
 

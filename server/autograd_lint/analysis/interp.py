@@ -85,6 +85,9 @@ class Interpreter(ExpressionMixin, CallMixin):
         self.weight_saves: dict[Origin, frozenset] = {}
         self.receivers: list = []
         self.inlined_functions: set[int] = set()  # ids of the definitions run in context
+        self.no_guesses = False  # True: unbound parameters are plain values, not name guesses
+        # Objects a framework drives -> their attributes that the framework keeps as data.
+        self.data_attributes: dict[object, frozenset] = {}
         self.frame: Frame = Frame(None, None)
         self.state: State | None = State({}, {}, {})
 
@@ -149,7 +152,15 @@ class Interpreter(ExpressionMixin, CallMixin):
         self.frame = Frame(info.block, None, True, dict(globals_env))
         self.state = State({}, {}, {})
         construct = ast.copy_location(ast.Call(ast.Name(info.name, ast.Load()), [], []), info.node)
-        instance = self.instantiate(construct, info, [])
+        # What the constructor is given is not known here: its parameters are plain values,
+        # not guesses from their names (a `model_dim` is no model).
+        # Known before the constructor runs: `__init__` reads `self.hparams` too.
+        self.data_attributes[self.instance_ref(construct)] = frameworks.LIGHTNING_DATA_ATTRIBUTES
+        self.no_guesses = True
+        try:
+            instance = self.instantiate(construct, info, [])
+        finally:
+            self.no_guesses = False
         self.state.env[frameworks.DRIVER_SELF] = Binding(instance, self.site(info.node))
         self.exec_block([loop])
 
