@@ -2,13 +2,15 @@
 
     python fix_runner.py PROGRAM.py [PROGRAM.py ...]
     -> one JSON object per program on stdout, in order:
-    {"program": ..., "error": null | "RuntimeError: ...", "steps": N, "changed": bool | null}
+    {"program": ..., "error": null | "RuntimeError: ...",
+     "optimizers": [{"class": "SGD", "steps": N, "changed": bool | null}, ...]}
 
 torch is imported once; each program then runs in a forked child, so one crash or
-hang costs only that program. Every optimizer's parameters are copied before its
-first `step()` (through torch's global optimizer hooks, so subclasses that override
-`step` are covered too) and compared with their values when the program ends.
-`changed` is null when no optimizer ever stepped.
+hang costs only that program. Every optimizer the program builds is recorded (through
+Optimizer.__init__, in the order they are built); the parameters each one owns are
+copied before its first `step()` and after its last (through torch's global optimizer
+hooks, so subclasses that override `step` are covered too), and `changed` says whether
+they differ. `changed` is null for an optimizer that never stepped.
 """
 
 from __future__ import annotations
@@ -26,19 +28,34 @@ TIMEOUT_S = 240
 
 def run_one(program: str) -> dict:
     import torch
-    from torch.optim.optimizer import register_optimizer_step_pre_hook
+    from torch.optim.optimizer import (
+        register_optimizer_step_post_hook,
+        register_optimizer_step_pre_hook,
+    )
 
-    first: dict[int, tuple] = {}
-    steps = 0
+    built: list = []
+    first: dict[int, list] = {}
+    last: dict[int, list] = {}
+    steps: dict[int, int] = {}
+    init = torch.optim.Optimizer.__init__
+
+    def recording_init(optimizer, *args, **kwargs):
+        init(optimizer, *args, **kwargs)
+        built.append(optimizer)
+
+    def owned(optimizer) -> list:
+        return [p.detach().clone() for group in optimizer.param_groups for p in group["params"]]
 
     def before_step(optimizer, args, kwargs):
-        nonlocal steps
-        steps += 1
-        if id(optimizer) not in first:
-            params = [p for group in optimizer.param_groups for p in group["params"]]
-            first[id(optimizer)] = (params, [p.detach().clone() for p in params])
+        steps[id(optimizer)] = steps.get(id(optimizer), 0) + 1
+        first.setdefault(id(optimizer), owned(optimizer))
 
+    def after_step(optimizer, args, kwargs):
+        last[id(optimizer)] = owned(optimizer)
+
+    torch.optim.Optimizer.__init__ = recording_init
     register_optimizer_step_pre_hook(before_step)
+    register_optimizer_step_post_hook(after_step)
     error = None
     os.chdir(os.path.dirname(os.path.abspath(program)))
     sys.argv = [program]
@@ -47,14 +64,16 @@ def run_one(program: str) -> dict:
     except BaseException as exc:  # noqa: BLE001 - the report says what it was
         error = f"{type(exc).__name__}: {exc}"
         traceback.print_exc(file=sys.stderr)
-    changed = None
-    if first:
-        changed = any(
-            not torch.equal(now.detach(), then)
-            for params, copies in first.values()
-            for now, then in zip(params, copies)
+    optimizers = []
+    for optimizer in built:
+        key = id(optimizer)
+        changed = None
+        if key in last:
+            changed = any(not torch.equal(now, then) for now, then in zip(last[key], first[key]))
+        optimizers.append(
+            {"class": type(optimizer).__name__, "steps": steps.get(key, 0), "changed": changed}
         )
-    return {"program": program, "error": error, "steps": steps, "changed": changed}
+    return {"program": program, "error": error, "optimizers": optimizers}
 
 
 def run_forked(program: str) -> dict:
@@ -80,13 +99,13 @@ def run_forked(program: str) -> dict:
             os.kill(pid, 9)
             os.waitpid(pid, 0)
             os.unlink(report)
-            return {"program": program, "error": "timeout", "steps": 0, "changed": None}
+            return {"program": program, "error": "timeout", "optimizers": []}
         time.sleep(0.05)
     try:
         with open(report) as handle:
             return json.load(handle)
     except (OSError, ValueError):
-        return {"program": program, "error": "no report", "steps": 0, "changed": None}
+        return {"program": program, "error": "no report", "optimizers": []}
     finally:
         os.unlink(report)
 

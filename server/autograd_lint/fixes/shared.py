@@ -146,9 +146,16 @@ def _retain_first(ctx, first, second, preferred, *, doubled=False) -> Candidate 
     if first_cst is None:
         return None
     retain = next((k for k in first.keywords if k.arg == "retain_graph"), None)
+    # retain_graph may be passed by position: backward(gradient, retain_graph, ...),
+    # autograd.grad(outputs, inputs, grad_outputs, retain_graph, ...). Adding the keyword
+    # then would raise "got multiple values for argument 'retain_graph'".
+    position = 3 if _is_autograd_grad(first) else 1
+    retain_value = retain.value if retain is not None else None
+    if retain_value is None and len(first.args) > position:
+        retain_value = first.args[position]
     plan = ctx.plan()
-    if retain is not None:
-        value = doc.cst_expression(retain.value)
+    if retain_value is not None:
+        value = doc.cst_expression(retain_value)
         if value is None:
             return None
         plan.replace(value, doc.parse_expression("True"))
