@@ -249,23 +249,14 @@ def analyze_blocks(blocks: list[Block], cache: AnalysisCache | None, program: Pr
         if cache is not None:
             key = ("function", fn.block.key, fn.node.lineno - fn.block.parsed_start,
                    program.dependencies(fn.block), module_key)  # fmt: skip
-        raws = previous.get(key) if key is not None else None
-        if raws is None:
-            reporter = Reporter()
-            raws = []
-            try:
-                interp = Interpreter(program.classes, reporter, instances)
-                interp.run_root_function(fn, globals_env)
-                escaping = frozenset().union(*(v.origins for v in interp.frame.returns))
-                raws = interp.lifetimes.finish(interp, escaping, parameter_names(fn.node))
-            except Exception:  # noqa: BLE001
-                log.exception("autograd-lint: internal error analysing %s()", fn.node.name)
-            raws = [*reporter.findings.values(), *raws]
-            _count(cache, "roots_run")
-        else:
-            _count(cache, "roots_reused")
-        if key is not None:
-            current[key] = raws
+
+        def run(reporter, fn=fn):
+            interp = Interpreter(program.classes, reporter, instances)
+            interp.run_root_function(fn, globals_env)
+            escaping = frozenset().union(*(v.origins for v in interp.frame.returns))
+            return interp.lifetimes.finish(interp, escaping, parameter_names(fn.node))
+
+        raws = _run_root(cache, previous, current, key, run, f"{fn.node.name}()")
         for raw in raws:
             found.setdefault(raw.key, raw)
     for raws in _driver_roots(program, blocks, cache, previous, current, module_key, instances,
@@ -290,23 +281,37 @@ def _driver_roots(program, blocks, cache, previous, current, module_key, instanc
         if cache is not None:
             key = ("driver", info.block.key, program.dependencies(info.block), module_key,
                    tuple(sorted(aliases.items())))  # fmt: skip
-        raws = previous.get(key) if key is not None else None
-        if raws is None:
-            reporter = Reporter()
-            raws = []
-            try:
-                interp = Interpreter(program.classes, reporter, instances)
-                loop = frameworks.lightning_driver(info, step)
-                interp.run_driver(info, loop, globals_env)
-                raws = [*reporter.findings.values(), *interp.lifetimes.finish(interp, EMPTY, set())]
-                frameworks.explain_driver_steps(raws, loop)
-            except Exception:  # noqa: BLE001
-                log.exception("autograd-lint: internal error driving %s", info.name)
-                raws = []
-            _count(cache, "roots_run")
-        if key is not None:
-            current[key] = raws
+
+        def run(reporter, info=info, step=step):
+            interp = Interpreter(program.classes, reporter, instances)
+            loop = frameworks.lightning_driver(info, step)
+            interp.run_driver(info, loop, globals_env)
+            raws = interp.lifetimes.finish(interp, EMPTY, set())
+            frameworks.explain_driver_steps([*reporter.findings.values(), *raws], loop)
+            return raws
+
+        raws = _run_root(cache, previous, current, key, run, f"the driver of {info.name}")
         yield raws
+
+
+def _run_root(cache, previous: dict, current: dict, key, run, what: str) -> list[RawFinding]:
+    """One analysis root's findings: reused from the last run when its key is unchanged,
+    else `run(reporter)` (which returns the lifetime findings) plus what the reporter got."""
+    raws = previous.get(key) if key is not None else None
+    if raws is None:
+        reporter = Reporter()
+        raws = []
+        try:
+            raws = run(reporter)
+        except Exception:  # noqa: BLE001 - one root's failure must not cost the others
+            log.exception("autograd-lint: internal error analysing %s", what)
+        raws = [*reporter.findings.values(), *raws]
+        _count(cache, "roots_run")
+    else:
+        _count(cache, "roots_reused")
+    if key is not None:
+        current[key] = raws
+    return raws
 
 
 def _count(cache: AnalysisCache | None, stat: str) -> None:
