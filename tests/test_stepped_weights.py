@@ -13,20 +13,12 @@ import traceback
 
 import pytest
 from autograd_lint.analysis import Role, analyze, torch_api
+from autograd_lint.rules import RULE_MODULES
 
 MODIFIED = "modified by an inplace operation"
 
-CARRIED_GRU = """
-import torch
-rnn = torch.nn.GRU(2, 3, batch_first=True)
-opt = torch.optim.SGD(rnn.parameters(), lr=0.1)
-h = torch.zeros(1, 1, 3)
-for _ in range(3):
-    out, h = rnn(torch.randn(1, 4, 2), h)
-    opt.zero_grad()
-    out.sum().backward(retain_graph=True)
-    opt.step()
-"""
+# The LSTM-style loop "fixed" with retain_graph=True, as AG007's own first example has it.
+CARRIED_GRU = RULE_MODULES["AG007"].INVALID[0]
 
 PROGRAMS = {
     # The LSTM-style loop "fixed" with retain_graph=True: iteration 2 crashes.
