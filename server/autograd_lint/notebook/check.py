@@ -11,7 +11,6 @@ from ..analysis import AnalysisCache
 from ..analysis.model import Finding
 from ..checker import check_source, file_problem, read_python_file
 from ..config import Settings
-from .fix import notebook_fix
 from .program import Program, build_program
 from .reader import NotebookError, RawNotebook, parse_notebook
 from .rerun import rerun_findings
@@ -114,7 +113,10 @@ def check_notebook(
 
 
 def _fix(path, raw, program, found, settings, resolver, fixes, root):
+    # Imported here: the fixes pull in libcst, which the language server loads only when a
+    # fix is first asked for (its start-up stays fast).
     from ..fixes.engine import fix_all
+    from .fix import notebook_fix
 
     def analyzer(text: str, name: str) -> list[Finding]:
         current = reprogram(program, text)
