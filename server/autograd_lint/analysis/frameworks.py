@@ -15,7 +15,8 @@ through the file's imports (or a local base that is one), never by a class's own
 from __future__ import annotations
 
 import ast
-import copy
+
+from .model import Role
 
 # Where LightningModule can be imported from (all the same class in lightning 2.x).
 LIGHTNING_MODULES = frozenset(
@@ -90,8 +91,6 @@ def automatic_optimization(info) -> bool:
 
 def explain_driver_steps(raws, loop: ast.For) -> None:
     """Evidence at the driver's synthetic lines says what Lightning does there."""
-    from .model import Role
-
     synthetic = {id(node) for node in ast.walk(loop)}
     for raw in raws:
         for step in raw.steps:
@@ -128,7 +127,7 @@ def lightning_driver(info, step) -> ast.For | None:
         ast.copy_location(node, anchor)
         if hasattr(node, "end_lineno"):
             node.end_lineno, node.end_col_offset = anchor.end_lineno, anchor.end_col_offset
-    return copy.copy(loop)
+    return loop
 
 
 def _returned_name(value: ast.expr) -> str:
