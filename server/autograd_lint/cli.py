@@ -23,6 +23,7 @@ from .config import (
     parse_codes,
     read_pyproject,
 )
+from .environment import find_python
 from .notebook import is_notebook
 from .notebook.check import check_notebook
 from .output import FORMATS, Report
@@ -126,6 +127,12 @@ def _add_check(commands) -> None:
         help="skip (and report) files larger than this (default: the configured "
         "max-file-size, else 5000000)",
     )
+    check.add_argument(
+        "--python",
+        metavar="PATH",
+        help="the interpreter whose installed libraries imports resolve into "
+        "(default: the one running autograd-lint)",
+    )
     fixing = check.add_mutually_exclusive_group()
     fixing.add_argument(
         "--fix",
@@ -147,6 +154,8 @@ def run_check(args: argparse.Namespace) -> int:
         return _usage_error(f"no such file or directory: {', '.join(missing)}")
     if args.config is not None and not args.config.is_file():
         return _usage_error(f"config file not found: {args.config}")
+    if args.python is not None and not os.path.isfile(find_python(args.python)):
+        return _usage_error(f"no such interpreter: {args.python}")
 
     settings_of = _SettingsResolver(args)
     fixes = None
@@ -162,7 +171,9 @@ def run_check(args: argparse.Namespace) -> int:
             settings = settings_of(path)
             root = find_root(path)
             # Imports resolve within the project the path belongs to (one index per root).
-            workspace = workspaces.setdefault(root, Workspace(root, settings.max_file_size))
+            if root not in workspaces:
+                workspaces[root] = Workspace(root, settings.max_file_size, args.python)
+            workspace = workspaces[root]
             for file in iter_python_files(path, settings):
                 identity = _identity(file)
                 if identity in seen:

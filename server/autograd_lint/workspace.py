@@ -4,7 +4,9 @@ A `Workspace` maps `from .models import RNNModel` / `import models` in one file 
 `ModuleSummary` of another file under the project root, builds summaries lazily, keeps
 them until the file (or something it imports) changes, and remembers who imported whom,
 so the language server knows which open documents to re-check after an edit. Files
-outside the root (site-packages) are never read: their code is not the user's.
+outside the root (site-packages) are not summarised as the user's code; where an import
+leads into the user's interpreter is answered by `library_file` (environment.py), for
+library summaries and models.
 """
 
 from __future__ import annotations
@@ -16,14 +18,23 @@ from pathlib import Path
 from .analysis.modules import ModuleSummary, summarize
 from .checker import SKIPPED_DIRS, read_python_file
 from .config import DEFAULT_MAX_FILE_SIZE, find_project_root
+from .environment import Environment
 
 log = logging.getLogger(__name__)
 
 
 class Workspace:
-    def __init__(self, root: Path | str, max_file_size: int = DEFAULT_MAX_FILE_SIZE):
+    def __init__(
+        self,
+        root: Path | str,
+        max_file_size: int = DEFAULT_MAX_FILE_SIZE,
+        python: str | None = None,
+    ):
         self.root = Path(root).resolve()
         self.max_file_size = max_file_size
+        # The user's interpreter (None: the one running us), asked for its sys.path only
+        # when an import first leads out of the project.
+        self.environment = Environment(python, (self.root, self.root / "src"))
         self.outside: set[Path] = set()  # imports not followed: they lead out of the root
         self.overlays: dict[str, str] = {}  # unsaved editor buffers, by resolved path
         self._summaries: dict[str, ModuleSummary] = {}
@@ -78,6 +89,13 @@ class Workspace:
                 # A relative import can climb above the root: what lies there is not read.
                 self._not_followed(path, from_path)
         return None
+
+    def library_file(self, module: str) -> Path | None:
+        """The source file an absolute import of `module` loads from the user's
+        interpreter, when it is not a project file (None: a project file, not found, or
+        a C extension)."""
+        path = self.environment.resolve_module_file(module)
+        return None if path is None or self.contains(path) else path
 
     def _not_followed(self, path: Path, from_path: str) -> None:
         try:
