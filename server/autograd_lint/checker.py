@@ -16,9 +16,10 @@ import tokenize
 from collections.abc import Iterator
 from pathlib import Path
 
-from .analysis import Finding, Severity, Span, analyze
+from .analysis import Finding, Span, analyze
 from .analysis.suppress import filter_suppressed
 from .config import SYNTAX_ERROR_CODE, Settings
+from .rules import severity_of
 
 log = logging.getLogger(__name__)
 
@@ -135,7 +136,8 @@ def _decode_reason(exc: Exception, data: bytes) -> str:
 
 
 def file_problem(path: Path, message: str) -> Finding:
-    return Finding(SYNTAX_ERROR_CODE, Severity.ERROR, message, Span.of(1, 0, 1, 0), path=str(path))
+    severity = severity_of(SYNTAX_ERROR_CODE)
+    return Finding(SYNTAX_ERROR_CODE, severity, message, Span.of(1, 0, 1, 0), path=str(path))
 
 
 def iter_python_files(path: Path, settings: Settings) -> Iterator[Path]:

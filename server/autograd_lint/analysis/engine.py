@@ -182,17 +182,18 @@ def analyze(
     return findings
 
 
-def _rules() -> dict:
+def _severity(code: str, kind: str) -> Severity:
     # Imported late: the rule registry imports the analysis package for its model.
-    from ..rules import RULES
+    from ..rules import severity_of
 
-    return RULES
+    return severity_of(code, kind)
 
 
 def syntax_finding(block: Block, path: str) -> Finding:
-    rule = _rules()["AG000"]
     message = f"syntax error: {block.error.msg}" if block.error.msg else "syntax error"
-    return Finding("AG000", rule.severity, message, block.error_span(), path=path, kind="syntax")
+    return Finding(
+        "AG000", _severity("AG000", "syntax"), message, block.error_span(), path=path, kind="syntax"
+    )
 
 
 def stopped_notice(analysed: int, cut_off: int, path: str) -> Finding:
@@ -201,7 +202,8 @@ def stopped_notice(analysed: int, cut_off: int, path: str) -> Finding:
         f"are not checked (a file is analysed up to {MAX_ANALYSED_LINES:,} lines)"
     )
     where = Span.of(analysed + 1, 0, analysed + 1, 0)
-    return Finding("AG000", Severity.WARNING, message, where, path=path, kind=NOT_ANALYSED)
+    severity = _severity("AG000", NOT_ANALYSED)
+    return Finding("AG000", severity, message, where, path=path, kind=NOT_ANALYSED)
 
 
 def analyze_blocks(blocks: list[Block], cache: AnalysisCache | None, program: Program):
@@ -335,10 +337,7 @@ def render(raw: RawFinding, path: str) -> Finding:
 
 
 def _render(raw: RawFinding, path: str) -> Finding:
-    rule = _rules().get(raw.code)
-    severity = rule.severity if rule else Severity.ERROR
-    if raw.kind == NOT_ANALYSED:
-        severity = Severity.WARNING  # the code is fine; what could not be checked is said
+    severity = _severity(raw.code, raw.kind)
     lines = [
         f"{span_of(site).start.line} of {site.block.path.replace(chr(92), '/').rsplit('/', 1)[-1]}"
         if site.block.path

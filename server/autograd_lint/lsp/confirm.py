@@ -22,14 +22,13 @@ from lsprotocol import types
 
 from ..analysis.model import Finding, Span
 from ..fixes.lsp_actions import wanted_kind
+from ..rules import CONFIRMABLE  # the same codes as the command line's --confirm
 from ..runtime.runner import confirm_async
 from ..runtime.verdict import RuntimeOptions, RuntimeVerdict, format_verdict, refusal
 from .convert import SOURCE, LineIndex
 from .documents import Document
 
 CONFIRM_COMMAND = "autograd-lint.confirm"
-# The rules whose findings a run can check (AG003: the harness sees the growing graph).
-CONFIRMABLE = frozenset({"AG001", "AG002", "AG003", "AG007"})
 CREATE_PROGRESS_TIMEOUT_SECONDS = 5.0
 
 

@@ -21,7 +21,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from ..analysis.model import Finding, Severity, Span
+from ..analysis.model import Finding, Span
+from ..rules import severity_of
 
 MARKER = "__autograd_lint_cell__ = {}"
 _MARKER_RE = re.compile(r"^__autograd_lint_cell__ = (\d+)$")
@@ -120,7 +121,7 @@ class Program:
             out.append(
                 Finding(
                     "AG000",
-                    Severity.ERROR,
+                    severity_of("AG000", "syntax"),
                     message,
                     Span.of(at, column, at, column + 1),
                     path=path,

@@ -18,7 +18,8 @@ import dataclasses
 from collections.abc import Callable
 from functools import lru_cache
 
-from ..analysis.model import Finding, Role, Severity, Span, Step
+from ..analysis.model import Finding, Role, Span, Step
+from ..rules import severity_of
 from .program import MARKER, Cell, Program, _program_lines
 
 RERUN_KIND = "notebook-rerun"
@@ -189,7 +190,7 @@ def _as_rerun(found: Finding, cell: Cell, names: list[str], offset: int, copy: i
     return dataclasses.replace(
         found,
         code="AG001",
-        severity=Severity.WARNING,
+        severity=severity_of("AG001", RERUN_KIND),
         message=message,
         span=_shift(found.span, offset),
         evidence=tuple(steps),

@@ -1,15 +1,20 @@
-"""The rule registry: one module per code, each with its docs and its own examples.
+"""The rule registry: one module per code, holding everything about its rule.
 
-A rule module defines `RULE` (a `Rule`) and the example lists `VALID` and `INVALID`;
-`INVALID` entries mark each expected finding with `# expect: CODE` on its line, and
-one generic test collects them all.
+A rule module defines `RULE` (a `Rule`: code, name, title, summary, severity, whether a
+run can confirm it, the README's line), its docs in its docstring, and the example lists
+`VALID` and `INVALID`; `INVALID` entries mark each expected finding with `# expect: CODE`
+on its line, and one generic test collects them all. Everything else reads the rules
+from here: the analysis's severities (`severity_of`), the CLI's and the server's
+confirmable codes, and, through `scripts/gen_rule_docs.py`, the docs pages, the README
+table and `package.json`'s settings schema. `scripts/add_rule.py` scaffolds a new one.
 """
 
 from __future__ import annotations
 
 import importlib
 import pkgutil
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from types import ModuleType
 
 from ..analysis.model import Severity
@@ -23,10 +28,40 @@ class Rule:
     name: str
     severity: Severity
     summary: str
+    # A few words for menus and the editor's settings ("zero_grad misplaced").
+    title: str
+    # The README table's "what" cell (Markdown).
+    what: str
+    # Whether runtime confirmation can show the failure (the harness stops a backward that
+    # would raise); a rule whose findings never raise, such as a growing graph, cannot.
+    confirmable: bool = False
+    # Severities of finer kinds of finding (`Finding.kind`) that differ from `severity`.
+    kind_severity: Mapping[str, Severity] = field(default_factory=dict, hash=False)
 
     @property
     def docs_url(self) -> str:
         return f"{DOCS_BASE}{self.code}.md"
+
+    def severity_for(self, kind: str = "") -> Severity:
+        return self.kind_severity.get(kind, self.severity)
+
+    @property
+    def severities(self) -> tuple[Severity, ...]:
+        """Every severity its findings can have, mildest first."""
+        order = (Severity.INFO, Severity.WARNING, Severity.ERROR)
+        used = {self.severity, *self.kind_severity.values()}
+        return tuple(s for s in order if s in used)
+
+    def to_json(self) -> dict:
+        return {
+            "code": self.code,
+            "name": self.name,
+            "title": self.title,
+            "severity": self.severity.value,
+            "summary": self.summary,
+            "confirmable": self.confirmable,
+            "docs": self.docs_url,
+        }
 
 
 def _load() -> dict[str, ModuleType]:
@@ -40,7 +75,18 @@ def _load() -> dict[str, ModuleType]:
 
 RULE_MODULES: dict[str, ModuleType] = _load()
 RULES: dict[str, Rule] = {code: module.RULE for code, module in RULE_MODULES.items()}
+# The codes runtime confirmation checks, on the command line and in the editor alike.
+CONFIRMABLE: frozenset[str] = frozenset(code for code, r in RULES.items() if r.confirmable)
 
 
 def rule(code: str) -> Rule:
     return RULES[code]
+
+
+def severity_of(code: str, kind: str = "") -> Severity:
+    """The severity a finding of `code` (and `kind`) is reported with, before settings.
+
+    The one place a finding's severity comes from: its rule's module says it.
+    """
+    found = RULES.get(code)
+    return found.severity_for(kind) if found is not None else Severity.ERROR

@@ -14,7 +14,15 @@ Fix
 from ..analysis.model import Severity
 from . import Rule
 
-RULE = Rule("AG000", "syntax-error", Severity.ERROR, "The code does not parse")
+RULE = Rule(
+    "AG000",
+    "syntax-error",
+    Severity.ERROR,
+    "The code does not parse",
+    title="syntax error",
+    what="a block that does not parse (the rest of the file is still checked)",
+    kind_severity={"not-analysed": Severity.WARNING},
+)
 
 VALID: list[str] = ["x = 1\n"]
 INVALID: list[str] = ["def f(:  # expect: AG000\n    pass\n"]

@@ -45,6 +45,10 @@ RULE = Rule(
     Severity.ERROR,
     "A backward reaches a graph built in an earlier iteration (or before the loop) that an "
     "earlier backward already freed",
+    title="backward through a graph carried across iterations",
+    what="a backward reaches a graph from an earlier iteration or from before the loop",
+    confirmable=True,
+    kind_severity={"notebook-rerun": Severity.WARNING},
 )
 
 VALID = [

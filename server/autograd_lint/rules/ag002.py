@@ -32,6 +32,9 @@ RULE = Rule(
     "backward-through-freed-shared-graph",
     Severity.ERROR,
     "A second backward goes through a graph that an earlier backward in the same step freed",
+    title="second backward through a shared graph already freed",
+    what="a second backward over a graph freed earlier in the same step",
+    confirmable=True,
 )
 
 VALID = [

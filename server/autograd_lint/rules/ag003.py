@@ -36,6 +36,8 @@ RULE = Rule(
     Severity.WARNING,
     "A value with autograd history is accumulated across iterations and keeps every "
     "iteration's graph alive",
+    title="graph accumulated across iterations",
+    what="`total += loss`, `outputs.append(logits)`: every step's graph kept alive",
 )
 
 VALID = [

@@ -33,6 +33,8 @@ RULE = Rule(
     "retain-graph-in-loop",
     Severity.WARNING,
     "retain_graph=True hides a carried graph or keeps a graph no later backward needs",
+    title="retain_graph=True in a loop",
+    what="`retain_graph=True` hiding a carried graph, or needed by no later backward",
 )
 
 VALID = [

@@ -42,6 +42,8 @@ RULE = Rule(
     Severity.WARNING,
     "Gradients are never cleared between optimizer steps, cleared between backward() and "
     "step(), or cleared on a different optimizer than the one stepped",
+    title="zero_grad misplaced",
+    what="gradients never cleared, or cleared between `backward()` and `step()`",
 )
 
 VALID = [

@@ -37,6 +37,9 @@ RULE = Rule(
     Severity.INFO,
     "`.data` bypasses autograd's checks: writes through it (a warning outside no_grad in "
     "training code) silently corrupt gradients; reads should use .detach()",
+    title="`.data` used as a value",
+    what="`.data` reads (use `.detach()`) and writes invisible to autograd",
+    kind_severity={"write": Severity.WARNING},
 )
 
 VALID = [

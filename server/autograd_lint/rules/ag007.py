@@ -52,6 +52,9 @@ RULE = Rule(
     Severity.ERROR,
     "An in-place operation modifies a tensor that an earlier op saved for backward; the "
     "backward will raise 'modified by an inplace operation'",
+    title="in-place change of a tensor saved for backward",
+    what="an in-place op on a tensor a pending backward saved",
+    confirmable=True,
 )
 
 VALID = [

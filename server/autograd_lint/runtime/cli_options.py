@@ -8,16 +8,14 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from ..analysis.model import Finding
-
-# Codes whose failure a run can show: a freed graph reached again, a saved tensor modified.
-CONFIRMABLE = frozenset({"AG001", "AG002", "AG007"})
+from ..rules import CONFIRMABLE  # the codes whose failure a run can show (each rule says)
 
 
 def add_cli_arguments(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group(
         "runtime confirmation",
-        "Run each file that has AG001/AG002/AG007 findings (it must be a script) for a few "
-        "steps under instrumentation, and say whether the failure happens. This runs your code.",
+        f"Run each file that has {'/'.join(sorted(CONFIRMABLE))} findings (it must be a script) "
+        "for a few steps under instrumentation, and say whether the failure happens. This runs your code.",
     )
     group.add_argument(
         "--confirm", action="store_true", help="confirm findings by running the scripts"

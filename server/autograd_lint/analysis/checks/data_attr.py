@@ -21,7 +21,7 @@ import re
 
 from .. import torch_api as api
 from ..exprs import walk
-from ..model import Role, Severity
+from ..model import Role
 from . import inplace_table as table
 from .scopes import (
     FUNCTIONS,
@@ -193,13 +193,13 @@ class DataChecker:
 
     def report_write(self, data: ast.Attribute, at: ast.AST, statement: ast.stmt) -> None:
         owner = short(data.value)
-        severity = Severity.WARNING
+        kind = "write"
         if not self.training:
             # Weight surgery and init code: no graph of this scope is pending. Swapping a
             # parameter's tensor (`p.data = p.data.half()`) has no copy_() equivalent.
             if isinstance(at, ast.Assign) and at.targets[0] is data:
                 return
-            severity = Severity.INFO
+            kind = "setup-write"
         safe = safe_spelling(statement)
         message = (
             f"write through `{owner}.data`: autograd does not see it (the version counter is "
@@ -222,8 +222,8 @@ class DataChecker:
                 owner,
             ),  # fmt: skip
         ]
-        self.findings.append(finding(CODE, severity, message, self.block, at, evidence,
-                                     "write", self.path, suggestion=safe))  # fmt: skip
+        self.findings.append(finding(CODE, message, self.block, at, evidence,
+                                     kind, self.path, suggestion=safe))  # fmt: skip
 
     def report_read(self, data: ast.Attribute) -> None:
         owner = short(data.value)
@@ -248,7 +248,7 @@ class DataChecker:
                 owner,
             ),  # fmt: skip
         ]
-        self.findings.append(finding(CODE, Severity.INFO, message, self.block, data, evidence,
+        self.findings.append(finding(CODE, message, self.block, data, evidence,
                                      "read", self.path, suggestion=f"{owner}.detach()"))  # fmt: skip
 
 

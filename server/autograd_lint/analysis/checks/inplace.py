@@ -16,7 +16,7 @@ from itertools import count
 
 from .. import torch_api as api
 from ..exprs import walk
-from ..model import Role, Severity
+from ..model import Role
 from . import inplace_table as table
 from .inplace_exprs import ExpressionMixin
 from .inplace_values import NO, YES, Saved, State, Val, join
@@ -319,9 +319,7 @@ class InplaceChecker(ExpressionMixin):
             step(mod_block, mod_node, f"{label} modified in place", Role.NOTE, label),
             step(self.block, backward_node, fails, Role.FAILS),
         ]
-        self.findings.append(
-            finding(CODE, Severity.ERROR, message, mod_block, mod_node, steps, kind, self.path)
-        )
+        self.findings.append(finding(CODE, message, mod_block, mod_node, steps, kind, self.path))
 
 
 def check(scope: Scope, path: str = "", optimizers: dict | None = None) -> list:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from ..blocks import Block
 from ..exprs import dotted_name  # noqa: F401 - the checkers import it from here
-from ..model import Finding, Role, Severity, Step
+from ..model import Finding, Role, Step
 from ..syntax_facts import grad_mode_of
 from ..torch_api import last_part  # noqa: F401 - the checkers import it from here
 
@@ -97,10 +97,12 @@ def step(block: Block, node: ast.AST, message: str, role: Role = Role.NOTE, name
     return Step(block.span_of(node), message, role, name)
 
 
-def finding(code, severity: Severity, message, block, node, steps, kind, path="", **extra):
+def finding(code, message, block, node, steps, kind, path="", **extra):
+    from ...rules import severity_of  # late: the rule registry imports the analysis package
+
     return Finding(
         code,
-        severity,
+        severity_of(code, kind),
         message,
         block.span_of(node),
         tuple(steps),

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field, replace
 
 from ..blocks import IDENTIFIER
 from ..exprs import walk
-from ..model import Role, Severity
+from ..model import Role
 from .optimizer_text import constructed_optimizers
 from .scopes import (
     FUNCTIONS,
@@ -330,7 +330,7 @@ def _never_cleared(stepped: Event, loop, events: list[Event]):
             Role.FAILS,
         ),  # fmt: skip
     ]
-    return finding(CODE, Severity.WARNING, message, stepped.block, stepped.node, evidence,
+    return finding(CODE, message, stepped.block, stepped.node, evidence,
                    "never-cleared")  # fmt: skip
 
 
@@ -369,7 +369,7 @@ def _cleared_too_late(stepped: Event, events, steps, facts: FileFacts):
                     Role.FAILS,
                 ),  # fmt: skip
             ]
-            return finding(CODE, Severity.WARNING, message, zero.block, zero.node, evidence,
+            return finding(CODE, message, zero.block, zero.node, evidence,
                            "cleared-before-step")  # fmt: skip
     return None
 
@@ -406,5 +406,5 @@ def _other_optimizer(stepped: Event, loop, events, facts: FileFacts):
             Role.FAILS,
         ),  # fmt: skip
     ]
-    return finding(CODE, Severity.WARNING, message, zero.block, zero.node, evidence,
+    return finding(CODE, message, zero.block, zero.node, evidence,
                    "other-optimizer")  # fmt: skip
