@@ -32,6 +32,7 @@ from pygls.protocol.language_server import _prepare_command_arguments, lsp_metho
 from .. import __version__
 from ..analysis import AnalysisCache
 from ..checker import check_source
+from ..rules import RULES
 from ..workspace import Workspace, find_root
 from . import transport
 from .collector import Collector
@@ -77,7 +78,12 @@ class AutogradLintProtocol(LanguageServerProtocol):
         capabilities = attrs.evolve(
             params.capabilities, general=attrs.evolve(general, position_encodings=[chosen])
         )
-        return (yield from super().lsp_initialize(attrs.evolve(params, capabilities=capabilities)))
+        result = yield from super().lsp_initialize(attrs.evolve(params, capabilities=capabilities))
+        # The rule registry, for a client that shows rules (VS Code: titles, confirmable codes).
+        experimental = {"autogradLint": {"rules": [r.to_json() for r in RULES.values()]}}
+        return attrs.evolve(
+            result, capabilities=attrs.evolve(result.capabilities, experimental=experimental)
+        )
 
     @lsp_method(types.WORKSPACE_EXECUTE_COMMAND)
     async def lsp_workspace__execute_command(self, params: types.ExecuteCommandParams):
