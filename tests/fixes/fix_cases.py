@@ -1,8 +1,9 @@
 """The programs the fixes are proven on, and every rewrite offered for their findings.
 
-Every buggy sample (`samples/*_buggy.py`) and every runnable AG001/AG002 file of the
-corpus (first line `# runnable`). A case is one offered fix other than the
-suppression comment, which hides a bug without fixing it and is tested on its own.
+Every buggy sample (`samples/*_buggy.py`) and every runnable file of the corpus (first
+line `# runnable`, or `# runnable: raises ...` for one that torch must see fail) with a
+marked finding. A case is one offered fix other than the suppression comment, which
+hides a bug without fixing it and is tested on its own.
 """
 
 from __future__ import annotations
@@ -12,10 +13,10 @@ from functools import cache
 from pathlib import Path
 
 from autograd_lint.analysis import Finding, analyze
-from autograd_lint.fixes import Fix, apply_fixes, fixes_for
+from autograd_lint.fixes import Fix, apply_fixes, fix_all, fixes_for
 
 ROOT = Path(__file__).resolve().parents[2]
-RULES = ("AG001", "AG002")
+RULES = ("AG001", "AG002", "AG003", "AG004", "AG005", "AG006", "AG007")
 
 
 def buggy_programs() -> list[Path]:
@@ -23,7 +24,7 @@ def buggy_programs() -> list[Path]:
     corpus = [
         path
         for path in sorted((ROOT / "tests" / "corpus").glob("*.py"))
-        if path.read_text().startswith("# runnable\n")
+        if path.read_text().startswith(("# runnable\n", "# runnable: raises"))
         and any(f"expect: {code}" in path.read_text() for code in RULES)
     ]
     return samples + corpus
@@ -43,6 +44,13 @@ class Case:
     @property
     def fixed(self) -> str:
         return apply_fixes(self.source, [self.fix])
+
+    @property
+    def completed(self) -> str:
+        """The fixed text after the preferred fixes of the findings this fix leaves too
+        (a program with an AG002 and an AG004 on one call runs only when both are fixed);
+        the fixed text itself when it has none."""
+        return fix_all(self.fixed, path=str(self.path))[0]
 
 
 def findings_of(source: str, path: Path) -> list[Finding]:

@@ -1,4 +1,5 @@
-"""(b) Every fixed program runs with torch on the CPU: it no longer raises, and every
+"""(b) Every fixed program (with the findings the fix leaves fixed too, see
+`Case.completed`) runs with torch on the CPU: it no longer raises, and every
 optimizer it builds still changes the parameters it owns between its first and its
 last step (a GAN fix that froze the generator fails, even though the discriminator
 learns).
@@ -51,7 +52,7 @@ def reports(tmp_path_factory) -> dict[str, dict]:
     programs: dict[str, Path] = {}
     for number, case in enumerate(CASES):
         path = directory / f"case_{number}.py"
-        path.write_text(case.fixed)
+        path.write_text(case.completed)
         programs[case.id] = path
     programs["buggy"] = directory / "buggy.py"
     programs["buggy"].write_text((ROOT / "samples" / "ag001_rnn_hidden_buggy.py").read_text())

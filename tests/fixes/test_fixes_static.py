@@ -43,12 +43,46 @@ def test_every_finding_has_an_ignore_and_at_most_one_preferred_fix(path, source,
         assert fix.code == finding.code and fix.kind == "quickfix" and fix.title
 
 
+def _rewritten_lines(old: str, new: str) -> list[tuple[range, range]]:
+    """(old lines, new lines), 1-based, of each run of lines the fix rewrote."""
+    matcher = difflib.SequenceMatcher(a=split_lines(old), b=split_lines(new), autojunk=False)
+    return [
+        (range(i1 + 1, i2 + 1), range(j1 + 1, j2 + 1))
+        for tag, i1, i2, j1, j2 in matcher.get_opcodes()
+        if tag != "equal"
+    ]
+
+
+def _new_findings(case) -> list:
+    """Findings of the fixed text that the original did not have. A finding on a line the
+    fix rewrote (an AG002 on the backward whose needless `retain_graph` an AG004 fix
+    dropped) is the same finding when the rewritten lines held one of its rule and shape."""
+    before = findings_of(case.source, case.path)
+    fixed_one = _key(case.source, case.finding)
+    known = {_key(case.source, f) for f in before} - {fixed_one}
+    rewritten = _rewritten_lines(case.source, case.fixed)
+    out = []
+    for finding in findings_of(case.fixed, case.path):
+        if _key(case.fixed, finding) in known:
+            continue
+        line = finding.span.start.line
+        held = [
+            f
+            for old_lines, new_lines in rewritten
+            if line in new_lines
+            for f in before
+            if f.span.start.line in old_lines and (f.code, f.kind) == (finding.code, finding.kind)
+        ]
+        if not any(_key(case.source, f) != fixed_one for f in held):
+            out.append(_key(case.fixed, finding))
+    return out
+
+
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
 def test_fix_removes_the_finding_and_adds_none(case):
-    before = {_key(case.source, f) for f in findings_of(case.source, case.path)}
     after = {_key(case.fixed, f) for f in findings_of(case.fixed, case.path)}
     assert _key(case.source, case.finding) not in after
-    assert after <= before - {_key(case.source, case.finding)}, after
+    assert _new_findings(case) == []
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
@@ -82,7 +116,18 @@ def test_no_retain_graph_for_carried_graphs(case):
 def test_fixed_source_needs_no_more_fixes(case):
     fixed = case.fixed
     again, applied, remaining = fix_all(fixed)
-    assert again == fixed and applied == [] and remaining == []
+    others = [
+        f
+        for f in findings_of(case.source, case.path)
+        if _key(case.source, f) != _key(case.source, case.finding)
+    ]
+    if not others:
+        assert again == fixed and applied == [] and remaining == []
+    else:
+        # A program with two findings (an AG002 and the AG004 on the same call): what is
+        # left to do is the other finding's fix, never this one again.
+        assert {f.code for f in applied} <= {f.code for f in others}
+        assert _key(case.source, case.finding) not in {_key(again, f) for f in remaining}
 
 
 @pytest.mark.parametrize(

@@ -8,15 +8,20 @@ from collections.abc import Callable, Iterable
 
 from ..analysis.model import Finding
 from ..notebook.rerun_fix import rerun_fixes
+from .accumulated import accumulated_fixes
 from .carried import carried_fixes
 from .context import Context
+from .data_attr import data_fixes
 from .document import Document
 from .hoisted import hoisted_fixes
 from .ignore import ignore_fix
+from .inplace import inplace_fixes
 from .model import Fix
+from .retain import retain_fixes
 from .shared import shared_fixes
 from .stored import module_state_fixes
 from .text import apply_edits, minimal_edits
+from .zero_grad import zero_grad_fixes
 
 log = logging.getLogger(__name__)
 
@@ -29,6 +34,18 @@ _STRATEGIES = {
     ("AG002", "same-tensor"): shared_fixes,
     ("AG002", "gan"): shared_fixes,
     ("AG001", "notebook-rerun"): rerun_fixes,
+    ("AG003", "running-total"): accumulated_fixes,
+    ("AG003", "container"): accumulated_fixes,
+    ("AG004", "retain-unneeded"): retain_fixes,
+    ("AG004", "retain-carried"): retain_fixes,
+    ("AG005", "never-cleared"): zero_grad_fixes,
+    ("AG005", "cleared-before-step"): zero_grad_fixes,
+    ("AG005", "other-optimizer"): zero_grad_fixes,
+    ("AG006", "read"): data_fixes,
+    ("AG006", "write"): data_fixes,
+    ("AG007", "saved-output"): inplace_fixes,
+    ("AG007", "saved-input"): inplace_fixes,
+    ("AG007", "optimizer-step"): inplace_fixes,
 }
 _DOCUMENTS: OrderedDict[str, Document | None] = OrderedDict()
 _KEEP_DOCUMENTS = 3

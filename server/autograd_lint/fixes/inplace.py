@@ -1,0 +1,116 @@
+"""AG007 fixes: leave the tensor a pending backward saved as it was.
+
+- `probs.clamp_(a, b)` on its own line: the out-of-place op, `probs = probs.clamp(a, b)`
+  (preferred; for the in-place methods below, whose out-of-place twin takes the same
+  arguments - tests/fixes/test_fix_tables.py runs each pair under torch);
+  `x += y` (a name): `x = x + y`.
+- any in-place change of a name (`weights[mask] = 0`, `x.relu_()`, `x.copy_(y)`):
+  `weights = weights.clone()` right before it, so the change lands on a copy and the
+  gradient still flows through the clone.
+
+The tensor is the name the finding's evidence says was modified; anything else (an
+attribute, an element of a list, a view) gets no rewrite. An optimizer step changing
+saved weights is handled in `retain` (a carried graph) or not at all (see docs/fixes.md).
+"""
+
+from __future__ import annotations
+
+import ast
+
+from ..analysis.model import Role
+from .context import Candidate, Context
+from .retain import retain_fixes
+
+# In-place tensor methods whose out-of-place twin (the name without "_") takes the same
+# arguments and returns what the in-place one leaves in the tensor.
+OUT_OF_PLACE = frozenset(
+    {
+        "abs_", "add_", "addcdiv_", "addcmul_", "ceil_", "clamp_", "clamp_max_",
+        "clamp_min_", "clip_", "cos_", "div_", "exp_", "floor_", "index_add_",
+        "index_fill_", "log_", "masked_fill_", "masked_scatter_", "mul_", "nan_to_num_",
+        "neg_", "pow_", "reciprocal_", "relu_", "round_", "scatter_", "scatter_add_",
+        "sigmoid_", "sign_", "sin_", "sqrt_", "sub_", "tanh_", "tril_", "triu_",
+    }
+)  # fmt: skip
+_OPERATORS = {
+    ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Pow: "**", ast.MatMult: "@",
+}  # fmt: skip
+
+
+def inplace_fixes(ctx: Context) -> list[Candidate]:
+    if ctx.finding.kind == "optimizer-step":
+        return retain_fixes(ctx)
+    if ctx.finding.kind not in ("saved-output", "saved-input"):
+        return []
+    notes = [s for s in ctx.steps(Role.NOTE) if s.name]
+    if not notes:
+        return []
+    name = notes[-1].name
+    statement = ctx.statement_for(notes[-1].span)
+    if statement is None or not name.isidentifier():
+        return []
+    statement_cst = ctx.doc.cst_statement(statement)
+    if statement_cst is None or not _changes_name(statement, name):
+        return []
+    out = []
+    out_of_place = _out_of_place(ctx, statement, name)
+    if out_of_place is not None:
+        plan = ctx.plan()
+        new = ctx.doc.parse_statements(out_of_place + "\n")[0]
+        # The statement's own comments (above it and after it) stay with it.
+        new = new.with_changes(
+            leading_lines=statement_cst.leading_lines,
+            trailing_whitespace=statement_cst.trailing_whitespace,
+        )
+        plan.replace(statement_cst, new)
+        title = f"Use the out-of-place op: `{out_of_place}`"
+        out.append(ctx.candidate(title, plan, True, "out-of-place"))
+    plan = ctx.plan()
+    plan.insert_before(statement_cst, f"{name} = {name}.clone()\n")
+    title = f"Clone `{name}` before changing it in place (the saved tensor stays as it was)"
+    out.append(ctx.candidate(title, plan, not out, "clone-before-inplace"))
+    return out
+
+
+def _changes_name(statement: ast.stmt, name: str) -> bool:
+    """The statement is an in-place change of the plain name `name` and nothing else."""
+
+    def is_name(node) -> bool:
+        return isinstance(node, ast.Name) and node.id == name
+
+    if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
+        func = statement.value.func
+        return isinstance(func, ast.Attribute) and is_name(func.value) and func.attr.endswith("_")
+    if isinstance(statement, ast.AugAssign):
+        target = statement.target
+        return is_name(target) or (isinstance(target, ast.Subscript) and is_name(target.value))
+    if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
+        target = statement.targets[0]
+        return isinstance(target, ast.Subscript) and is_name(target.value)
+    return False
+
+
+def _out_of_place(ctx: Context, statement: ast.stmt, name: str) -> str | None:
+    doc = ctx.doc
+    if isinstance(statement, ast.Expr):
+        call = statement.value
+        method = call.func.attr
+        if method not in OUT_OF_PLACE or _spans_lines(statement):
+            return None
+        arguments = doc.text(call)[len(doc.text(call.func)) :]
+        return f"{name} = {name}.{method[:-1]}{arguments}"
+    if (
+        isinstance(statement, ast.AugAssign)
+        and isinstance(statement.target, ast.Name)
+        and type(statement.op) in _OPERATORS
+        and not _spans_lines(statement)
+    ):
+        value = doc.text(statement.value)
+        if not isinstance(statement.value, (ast.Name, ast.Constant, ast.Attribute, ast.Call)):
+            value = f"({value})"
+        return f"{name} = {name} {_OPERATORS[type(statement.op)]} {value}"
+    return None
+
+
+def _spans_lines(statement: ast.stmt) -> bool:
+    return statement.end_lineno != statement.lineno
