@@ -2,25 +2,15 @@
 // can tell a refusal from a success without reading notifications.
 import * as fs from "node:fs";
 import * as vscode from "vscode";
+import type { LanguageClient } from "vscode-languageclient/node";
 import { findInterpreter } from "./python";
+import { confirmableCodes, serverRules } from "./rules";
 import type { ServerManager } from "./server";
 import { SECTION } from "./settings";
 
 export const CONFIRM = "autograd-lint.confirm";
 export const FIX_ALL_KIND = vscode.CodeActionKind.SourceFixAll.append(SECTION);
 const RULE_DOCS = "https://github.com/autograd-lint/autograd-lint/blob/main/docs/rules/";
-const RULE_TITLES: Record<string, string> = {
-  AG000: "syntax error",
-  AG001: "backward through a graph carried across iterations",
-  AG002: "second backward through a shared graph already freed",
-  AG003: "graph accumulated across iterations",
-  AG004: "retain_graph=True in a loop",
-  AG005: "zero_grad misplaced",
-  AG006: "`.data` used as a value",
-  AG007: "in-place change of a tensor saved for backward",
-};
-/** The rules whose findings runtime confirmation can check. */
-const CONFIRMABLE = new Set(["AG001", "AG002", "AG003", "AG007"]);
 
 export type CommandResult = { ok: true; detail?: string } | { ok: false; reason: string };
 
@@ -68,15 +58,17 @@ export function runtimeAllowed(uri: vscode.Uri | undefined): CommandResult {
 
 /**
  * The arguments for the server's confirm command when it is run from the palette: the
- * confirmable finding under the cursor.
+ * finding under the cursor whose rule the server says a run can confirm (any finding when
+ * the server does not say; it refuses the others itself).
  */
-export function confirmArguments(): unknown[] | undefined {
+export function confirmArguments(client: LanguageClient | undefined): unknown[] | undefined {
   const editor = vscode.window.activeTextEditor;
   if (!editor) {
     return undefined;
   }
-  const finding = ourDiagnosticsAt(editor.document.uri, editor.selection.active).find((d) =>
-    CONFIRMABLE.has(codeOf(d)),
+  const confirmable = confirmableCodes(client);
+  const finding = ourDiagnosticsAt(editor.document.uri, editor.selection.active).find(
+    (d) => !confirmable || confirmable.has(codeOf(d)),
   );
   if (!finding) {
     return undefined;
@@ -115,7 +107,7 @@ export function registerCommands(
     return installed ? { ok: true } : { ok: false, reason: "install failed" };
   });
   register("autograd-lint.fixAll", fixAll);
-  register("autograd-lint.explainRule", (code?: string) => explainRule(context, code));
+  register("autograd-lint.explainRule", (code?: string) => explainRule(context, manager, code));
   registerConfirmFallback(context, manager);
 }
 
@@ -177,7 +169,22 @@ async function fixAll(): Promise<CommandResult> {
   return { ok: true, detail: action.title };
 }
 
-async function explainRule(context: vscode.ExtensionContext, code?: string): Promise<CommandResult> {
+/** The rules to pick from: the server's, else the codes of the pages the extension ships. */
+function rulePicks(context: vscode.ExtensionContext, manager: ServerManager): vscode.QuickPickItem[] {
+  const rules = serverRules(manager.languageClient);
+  if (rules) {
+    return rules.map((rule) => ({ label: rule.code, description: rule.title }));
+  }
+  const pages = context.asAbsolutePath("docs/rules");
+  const files = fs.existsSync(pages) ? fs.readdirSync(pages) : [];
+  return files.filter((file) => /^AG\d+\.md$/.test(file)).map((file) => ({ label: file.slice(0, -3) }));
+}
+
+async function explainRule(
+  context: vscode.ExtensionContext,
+  manager: ServerManager,
+  code?: string,
+): Promise<CommandResult> {
   let diagnostic: vscode.Diagnostic | undefined;
   if (!code) {
     const editor = vscode.window.activeTextEditor;
@@ -185,10 +192,7 @@ async function explainRule(context: vscode.ExtensionContext, code?: string): Pro
     code = diagnostic && codeOf(diagnostic);
   }
   if (!code) {
-    const picked = await vscode.window.showQuickPick(
-      Object.entries(RULE_TITLES).map(([label, description]) => ({ label, description })),
-      { placeHolder: "Which rule?" },
-    );
+    const picked = await vscode.window.showQuickPick(rulePicks(context, manager), { placeHolder: "Which rule?" });
     code = picked?.label;
   }
   if (!code) {

@@ -5,6 +5,7 @@ import type { LanguageClientOptions } from "vscode-languageclient/node";
 import { BundledServer } from "./bundledServer";
 import { CONFIRM, confirmArguments, registerCommands, runtimeAllowed } from "./commands";
 import { onDidChangePythonEnvironment } from "./python";
+import { confirmableCodes, listCodes } from "./rules";
 import { ServerManager } from "./server";
 import { launchInputs, RESTART_KEYS, SECTION } from "./settings";
 import { StatusItem } from "./status";
@@ -57,10 +58,13 @@ export function activate(context: vscode.ExtensionContext): AutogradLintApi {
           return allowed;
         }
         if (args.length === 0) {
-          const fromCursor = confirmArguments();
+          const client = manager?.languageClient;
+          const fromCursor = confirmArguments(client);
           if (!fromCursor) {
+            const codes = confirmableCodes(client);
+            const which = codes?.size ? `a finding (${listCodes(codes)})` : "a finding";
             void vscode.window.showInformationMessage(
-              "autograd-lint: put the cursor on a finding (AG001, AG002, AG003 or AG007) to confirm it at runtime.",
+              `autograd-lint: put the cursor on ${which} to confirm it at runtime.`,
             );
             return { ok: false, reason: "no finding" };
           }

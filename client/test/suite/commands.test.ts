@@ -2,6 +2,7 @@
 import * as assert from "node:assert";
 import * as vscode from "vscode";
 import type { AutogradLintApi } from "../../src/extension";
+import { confirmableCodes, serverRules } from "../../src/rules";
 import { activeApi, buggySample, ours, positionOf, waitFor, withSetting } from "./helpers";
 
 type Result = { ok: boolean; reason?: string; detail?: string };
@@ -48,6 +49,14 @@ suite("commands", () => {
     } finally {
       await restore();
     }
+  });
+
+  test("rule titles and confirmable codes come from the running server", () => {
+    const rules = serverRules(api.manager.languageClient);
+    assert.ok(rules, "the server's initialize result describes its rules");
+    assert.ok(rules.some((rule) => rule.code === "AG001" && rule.title.length > 0));
+    const confirmable = [...(confirmableCodes(api.manager.languageClient) ?? [])].sort();
+    assert.deepStrictEqual(confirmable, ["AG001", "AG002", "AG007"]);
   });
 
   test("explainRule opens the rule's page", async () => {
