@@ -47,10 +47,9 @@ class Rule:
 
     @property
     def severities(self) -> tuple[Severity, ...]:
-        """Every severity its findings can have, mildest first."""
-        order = (Severity.INFO, Severity.WARNING, Severity.ERROR)
-        used = {self.severity, *self.kind_severity.values()}
-        return tuple(s for s in order if s in used)
+        """Every severity its findings can have, its default first."""
+        others = [s for s in self.kind_severity.values() if s is not self.severity]
+        return (self.severity, *dict.fromkeys(others))
 
     def to_json(self) -> dict:
         return {
