@@ -29,7 +29,7 @@ from .notebook.check import check_notebook
 from .output import FORMATS, Report
 from .rules import RULES
 from .runtime.cli_options import add_cli_arguments as add_runtime_arguments
-from .runtime.cli_options import confirm_findings
+from .runtime.cli_options import confirm_check
 from .workspace import Workspace, find_root
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
@@ -165,6 +165,7 @@ def run_check(args: argparse.Namespace) -> int:
         fixes = FixSession(write=args.fix)
     findings = []
     seen: set[Path] = set()
+    checked: list[Path] = []  # as shown; --confirm=always runs each of them
     workspaces: dict[Path, Workspace] = {}
     try:
         for path in paths:
@@ -179,6 +180,7 @@ def run_check(args: argparse.Namespace) -> int:
                 if identity in seen:
                     continue
                 seen.add(identity)
+                checked.append(_display_path(file))
                 findings.extend(_check_file(file, settings, workspace, fixes))
     except ConfigError as exc:
         return _usage_error(str(exc))
@@ -195,9 +197,13 @@ def run_check(args: argparse.Namespace) -> int:
     for finding in findings:
         by_path.setdefault(finding.path, []).append(finding)
     try:
-        verdicts = confirm_findings(by_path, args)  # {} unless --confirm: runs the user's code
+        # Nothing runs unless --confirm: then the user's scripts run, and a failing backward
+        # no finding predicted becomes a finding "found at runtime".
+        verdicts, found_at_runtime = confirm_check(by_path, checked, args)
     except ValueError as exc:
         return _usage_error(str(exc))
+    if found_at_runtime:
+        findings = sorted([*findings, *found_at_runtime], key=lambda f: f.sort_key())
     report = Report(findings, files_checked=len(seen), verdicts=verdicts)
     color = args.format == "text" and not args.no_color and _stdout_wants_color()
     _write(FORMATS[args.format](report, color=color))

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from autograd_lint.analysis.model import Finding, Role, Severity, Span, Step
+from autograd_lint.runtime.cli_options import DISCOVERY_STEPS
 from autograd_lint.runtime.runner import (
     ConfirmationRun,
     RuntimeOptions,
@@ -265,8 +266,17 @@ def test_cli_options_become_runtime_options():
     opts = options_from_args(args)
     assert opts == RuntimeOptions(
         python="/env/python", args=["--epochs", "1", "--name", "a b"], device="cuda:1",
-        max_steps=5, timeout_seconds=9.0,
+        max_steps=5, timeout_seconds=9.0, discover=True,
     )  # fmt: skip
+    # Without a finding to aim at, a run watches more backward calls unless told otherwise.
+    assert options_from_args(parse("--confirm=always")).max_steps == DISCOVERY_STEPS
+    assert options_from_args(parse("--confirm=always", "--confirm-max-steps", "3")).max_steps == 3
+    with_paths = argparse.ArgumentParser()
+    with_paths.add_argument("paths", nargs="*")
+    add_cli_arguments(with_paths)
+    args = with_paths.parse_args(["--confirm=always", "train.py", "b.py"])
+    assert (args.confirm, args.paths) == ("always", ["train.py", "b.py"])
+    assert with_paths.parse_args(["--confirm", "train.py"]).paths == ["train.py"]
     with pytest.raises(ValueError, match="cuda:N"):
         options_from_args(parse("--confirm-device", "gpu"))
 
@@ -274,10 +284,10 @@ def test_cli_options_become_runtime_options():
 def test_confirm_findings_needs_the_flag_and_skips_other_rules():
     script = SCRIPTS / "rnn_carried_buggy.py"
     (finding,) = findings_for(script)
-    warning = Finding("AG003", Severity.WARNING, "grows", Span.of(5, 0, 5, 1))
-    assert confirm_findings({script: [finding, warning]}, parse()) == {}
+    not_run = Finding("AG005", Severity.WARNING, "zero_grad", Span.of(5, 0, 5, 1))
+    assert confirm_findings({script: [finding, not_run]}, parse()) == {}
     verdicts = confirm_findings(
-        {script: [finding, warning]}, parse("--confirm", "--confirm-device", "cpu")
+        {script: [finding, not_run]}, parse("--confirm", "--confirm-device", "cpu")
     )
     assert list(verdicts) == [finding]
     assert verdicts[finding].status == "confirmed"

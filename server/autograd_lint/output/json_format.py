@@ -19,6 +19,8 @@ def finding_to_json(finding: Finding) -> dict:
     }
     if finding.cell is not None:  # a notebook: the range counts lines from this cell's
         out["cell"] = finding.cell
+    if finding.extra.get("source"):  # "runtime": a failing backward only a run found
+        out["source"] = finding.extra["source"]
     out["range"] = finding.span.to_json()
     out["evidence"] = [step.to_json() for step in finding.evidence]
     return out

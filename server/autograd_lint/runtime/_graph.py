@@ -11,10 +11,23 @@ Loaded by the harness from its file path; standard library and torch only.
 
 from __future__ import annotations
 
+import types
 from collections import deque
 
 _SAVED_ATTRIBUTES = {}
 NODE_LIMIT = 1_000_000
+# Values whose attributes are code or configuration, never a script's training state.
+_NOT_CONTAINERS = (
+    str,
+    bytes,
+    int,
+    float,
+    type,
+    types.ModuleType,
+    types.FunctionType,
+    types.BuiltinFunctionType,
+    types.MethodType,
+)
 
 
 def _as_list(value):
@@ -137,3 +150,79 @@ def find_broken_node(nodes):
         if found is not None:
             return (node,) + found
     return None
+
+
+def _tensors(torch, value):
+    if isinstance(value, torch.Tensor):
+        return [value]
+    if isinstance(value, (list, tuple)):
+        return [v for v in value if isinstance(v, torch.Tensor)]
+    return []
+
+
+def _storage_key(tensor):
+    try:
+        storage = tensor.untyped_storage()
+        return (str(tensor.device), storage.data_ptr()), storage.nbytes()
+    except Exception:  # sparse, nested or meta tensors: no plain storage to count
+        return None, 0
+
+
+def inspect(torch, nodes):
+    """Probes every node: (the first broken node nearest the roots as `find_broken_node`
+    gives it, or None; the bytes of the live saved tensors, each storage counted once).
+
+    The bytes are what the graph keeps alive beyond its nodes: a graph kept across steps
+    grows by them. Parameters saved by a node count too, but they are the same storages
+    at every step, so they never show up as growth."""
+    broken = None
+    storages = {}
+    for node in nodes:
+        for name in _saved_attributes(node):
+            raw_name = "_raw_saved_tensors" if name == "saved_tensors" else "_raw" + name
+            try:
+                if _has_unpack_hook(getattr(node, raw_name, None)):
+                    continue
+                value = getattr(node, name)
+            except RuntimeError as error:
+                problem = classify(str(error))
+                if problem is not None and broken is None:
+                    broken = (node, problem, str(error))
+                continue
+            except Exception:
+                continue
+            for tensor in _tensors(torch, value):
+                key, size = _storage_key(tensor)
+                if key is not None:
+                    storages[key] = size
+    return broken, sum(storages.values())
+
+
+def graph_roots_in(torch, values, limit=100_000):
+    """grad_fn nodes of the tensors held by `values`, looking into containers and plain
+    objects' attributes two levels down (what a training script keeps alive between steps)."""
+    roots, seen = [], set()
+    stack = [(v, 0) for v in values]
+    visited = 0
+    while stack and visited < limit:
+        value, depth = stack.pop()
+        visited += 1
+        if id(value) in seen:
+            continue
+        seen.add(id(value))
+        if isinstance(value, torch.Tensor):
+            if value.grad_fn is not None:
+                roots.append(value.grad_fn)
+            continue
+        if depth >= 3 or isinstance(value, _NOT_CONTAINERS):
+            continue
+        if isinstance(value, dict):
+            items = list(value.values())
+        elif isinstance(value, (list, tuple, set, frozenset, deque)):
+            items = list(value)
+        elif isinstance(getattr(value, "__dict__", None), dict):
+            items = list(vars(value).values())
+        else:
+            continue
+        stack.extend((item, depth + 1) for item in items[:limit])
+    return roots

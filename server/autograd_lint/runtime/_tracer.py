@@ -92,6 +92,10 @@ class ScriptTracer:
         index = bisect.bisect_right(seqs, seq) - 1
         return iterations[index] if index >= 0 else 0
 
+    def pass_at(self, loop, seq):
+        """How many passes over `loop`'s first line had begun when node `seq` was made."""
+        return bisect.bisect_right(self.markers[loop][0], seq)
+
     def enclosing_loop(self, stack):
         """The innermost given loop around the innermost script frame that sits in one."""
         for line, _ in stack:

@@ -10,6 +10,12 @@ from pathlib import Path
 from ..analysis.model import Finding
 from ..rules import CONFIRMABLE  # the codes whose failure a run can show (each rule says)
 
+# Codes whose claim a run measures (a graph growing every step), so their files run too.
+MEASURABLE = frozenset({"AG003", "AG004"})
+# Without a finding to aim at, a run watches more backward calls: a carried graph may fail
+# only in a later epoch (13 calls in the slowest case of the real-world yardstick).
+DISCOVERY_STEPS = 20
+
 
 def add_cli_arguments(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group(
@@ -18,7 +24,21 @@ def add_cli_arguments(parser: argparse.ArgumentParser) -> None:
         "for a few steps under instrumentation, and say whether the failure happens. This runs your code.",
     )
     group.add_argument(
-        "--confirm", action="store_true", help="confirm findings by running the scripts"
+        "--confirm",
+        dest="confirm",
+        action="store_const",
+        const="findings",
+        help="confirm findings by running the scripts that have them; a failing backward "
+        "no finding predicted is reported too, as a finding 'found at runtime'",
+    )
+    # A literal option string: argparse matches it whole before splitting at '=', so that
+    # `--confirm PATH` still reads PATH as a path.
+    group.add_argument(
+        "--confirm=always",
+        dest="confirm",
+        action="store_const",
+        const="always",
+        help="run every script given, with or without findings (runtime discovery)",
     )
     group.add_argument(
         "--confirm-args",
@@ -48,9 +68,10 @@ def add_cli_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--confirm-max-steps",
         type=int,
-        default=5,
+        default=None,
         metavar="N",
-        help="backward calls to watch before calling it not reproduced (default: 5)",
+        help="backward calls to watch before calling it not reproduced (default: 5; "
+        f"{DISCOVERY_STEPS} with --confirm=always)",
     )
 
 
@@ -60,34 +81,68 @@ def options_from_args(args: argparse.Namespace):
     device = getattr(args, "confirm_device", "auto")
     if device not in ("auto", "cpu") and not (device.startswith("cuda:") and device[5:].isdigit()):
         raise ValueError(f"--confirm-device: expected auto, cpu or cuda:N, not {device!r}")
+    max_steps = getattr(args, "confirm_max_steps", None)
+    default_steps = DISCOVERY_STEPS if getattr(args, "confirm", None) == "always" else 5
     return RuntimeOptions(
         python=getattr(args, "confirm_python", None),
         args=shlex.split(getattr(args, "confirm_args", "") or ""),
         device=device,
-        max_steps=getattr(args, "confirm_max_steps", 5),
+        max_steps=max_steps if max_steps is not None else default_steps,
         timeout_seconds=getattr(args, "confirm_timeout", 120.0),
+        discover=True,
     )
 
 
 def confirm_findings(
     findings_by_path: Mapping[str | Path, list[Finding]], args: argparse.Namespace
 ) -> dict[Finding, object]:
-    """A RuntimeVerdict per confirmable finding, keyed by the finding; {} without --confirm.
+    """A RuntimeVerdict per confirmable finding, keyed by the finding; {} without --confirm."""
+    return confirm_check(findings_by_path, [], args)[0]
 
-    Each file with such findings is run once, as a script, one file after another.
+
+def confirm_check(
+    findings_by_path: Mapping[str | Path, list[Finding]],
+    files: list[str | Path],
+    args: argparse.Namespace,
+) -> tuple[dict[Finding, object], list[Finding]]:
+    """Runs the scripts `--confirm` asks for, one after another, each once: the verdict of
+    each finding run (finding -> RuntimeVerdict), and the findings only a run found.
+
+    `--confirm`: the files with AG001/AG002/AG007 (or AG003/AG004) findings;
+    `--confirm=always`: every one of `files` too (notebooks only with findings).
     """
     from ..notebook import is_notebook
     from ..notebook.runtime import confirm_notebook
-    from .runner import confirm
+    from .discovery import runtime_findings, without_duplicates
+    from .runner import run_harness, verdict_for
 
-    if not getattr(args, "confirm", False):
-        return {}
+    mode = getattr(args, "confirm", None)
+    if not mode:
+        return {}, []
     options = options_from_args(args)
-    verdicts = {}
-    for path, findings in findings_by_path.items():
-        wanted = [f for f in findings if f.code in CONFIRMABLE]
-        if wanted and is_notebook(path):  # its cells run as one script (notebook/runtime.py)
-            verdicts.update(zip(wanted, confirm_notebook(Path(path), wanted, options), strict=True))
-        elif wanted:
-            verdicts.update(zip(wanted, confirm(Path(path), wanted, options), strict=True))
-    return verdicts
+    verdicts, found = {}, []
+    paths = {str(path): list(findings) for path, findings in findings_by_path.items()}
+    if mode == "always":
+        for file in files:
+            paths.setdefault(str(file), [])
+    for path, findings in paths.items():
+        wanted = [f for f in findings if f.code in CONFIRMABLE | MEASURABLE]
+        if is_notebook(path):  # its cells run as one script (notebook/runtime.py)
+            wanted = [f for f in wanted if f.code in CONFIRMABLE]
+            if wanted:
+                verdicts.update(
+                    zip(wanted, confirm_notebook(Path(path), wanted, options), strict=True)
+                )
+            continue
+        if not wanted and mode != "always":
+            continue
+        run = run_harness(Path(path), wanted, options)
+        verdicts.update((finding, verdict_for(finding, run)) for finding in wanted)
+        try:
+            source = Path(path).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        for finding, verdict in without_duplicates(runtime_findings(path, source, run, findings)):
+            found.append(finding)
+            verdicts[finding] = verdict
+    return verdicts, found

@@ -64,6 +64,11 @@ def parse_args(argv):
         action="store_true",
         help="let a failing backward run and report torch's own error (to check the probe)",
     )
+    parser.add_argument(
+        "--keep-going",
+        action="store_true",
+        help="after a failing backward, skip it and go on (up to --max-steps calls)",
+    )
     parser.add_argument("--result-fd", type=int)
     parser.add_argument(
         "--watch-fd", type=int, help="a pipe from the runner: at its end, stop everything"
@@ -136,6 +141,43 @@ def call_site(script, lines, frame):
     return (stack[0][0] if stack else None), stack
 
 
+def frame_chain(stack, loop_start, loop_end):
+    """The script frames from the failing call out to the one running the loop, innermost first."""
+    chain = []
+    for line, frame in stack:
+        chain.append({"line": line, "function": frame.f_code.co_name})
+        if loop_start is not None and loop_start <= line <= loop_end:
+            break
+    return chain
+
+
+def traceback_frames(script, error):
+    """The script's frames the error came through, innermost first (a backward run by
+    autograd can fail inside the script's own custom Function)."""
+    frames = traceback.extract_tb(error.__traceback__)
+    return [
+        {"line": f.lineno, "function": f.name} for f in reversed(frames) if f.filename == script
+    ]
+
+
+def retains_graph(kind, args, kwargs):
+    """Whether the call keeps its graph's saved tensors (retain_graph, defaulting to create_graph)."""
+    retain_at, create_at = {"grad": (3, 4), "tensor.backward": (2, 3)}.get(kind, (2, 3))
+    retain = args[retain_at] if len(args) > retain_at else kwargs.get("retain_graph")
+    if retain is None:
+        retain = args[create_at] if len(args) > create_at else kwargs.get("create_graph", False)
+    return bool(retain)
+
+
+def skipped_result(torch, kind, args, kwargs):
+    """What a skipped call returns: None, or zero gradients for autograd.grad's inputs."""
+    if kind != "grad":
+        return None
+    inputs = args[1] if len(args) > 1 else kwargs.get("inputs")
+    inputs = [inputs] if isinstance(inputs, torch.Tensor) else list(inputs)
+    return tuple(torch.zeros_like(i) for i in inputs)
+
+
 class Instrumentation:
     def __init__(self, torch, graph, args, script, channel, tracer):
         self.torch = torch
@@ -151,6 +193,10 @@ class Instrumentation:
         self.device = "cpu"
         self.verdict_sent = False
         self.local = threading.local()
+        self.failures = []  # distinct failing backwards, in the order they were met
+        self.skipped = 0  # failing backward calls skipped so far (--keep-going)
+        self.freed_by = {}  # node sequence number -> the call that freed its saved tensors
+        self.steps = []  # per backward call: the graph it walks and what the script keeps
 
     # -- verdicts -------------------------------------------------------------------------
 
@@ -169,8 +215,23 @@ class Instrumentation:
             backward_calls=self.calls,
             graph_nodes=self.graph_nodes,
             peak_memory_bytes=peak_memory(self.torch, self.cuda_device),
+            steps=self.steps,
             **fields,
         )
+
+    def finish_run(self, status, detail, **fields):
+        """The verdict at the end of the run: confirmed when any backward failed."""
+        if not self.failures:
+            self.finish(status, detail, **fields)
+            return
+        first = dict(self.failures[0])
+        more = len(self.failures) - 1
+        text = first.pop("detail")
+        if more:
+            text += f"; and {more} more failing backward{'s' if more > 1 else ''}"
+        if status == "error":  # the script went on after a skipped backward, then crashed
+            first["after_skip_error"] = detail
+        self.finish("confirmed", text, failures=self.failures, **first)
 
     # -- the wrapped entry points ---------------------------------------------------------
 
@@ -206,7 +267,8 @@ class Instrumentation:
             roots, inputs, devices = graph.gradient_roots(self.torch, kind, args, kwargs)
             nodes = graph.walk(roots, inputs)
             self.note_device(devices)
-            broken = graph.find_broken_node(nodes)
+            broken, saved_bytes = graph.inspect(self.torch, nodes)
+            self.measure(line, iteration, nodes, saved_bytes, stack)
         except Exception:
             # A harness bug must not change what the script does: let the call run as is.
             self.channel.send("harness-error", line=line, detail=traceback.format_exc())
@@ -215,10 +277,11 @@ class Instrumentation:
         self.channel.send(
             "backward", call=self.calls, line=line, iteration=iteration, nodes=len(nodes)
         )
+        where = (line, iteration, loop, stack)
         if broken is not None and not self.args.no_intercept:
             node, problem, message = broken
-            self.confirm(line, iteration, loop, node, problem, message, intercepted=True)
-            raise _HarnessStop()
+            self.fail(where, node, problem, message, intercepted=True)
+            return self.skip_or_stop(kind, args, kwargs)
         try:
             result = original(*args, **kwargs)
         except RuntimeError as error:
@@ -227,13 +290,18 @@ class Instrumentation:
                 raise
             # Name the node the probe found; after the failure backward has freed more.
             node = broken[0] if broken is not None else None
-            self.confirm(line, iteration, loop, node, problem, str(error), intercepted=False)
-            raise _HarnessStop() from None
+            inner = traceback_frames(self.script, error)
+            self.fail(where, node, problem, str(error), intercepted=False, inner=inner)
+            return self.skip_or_stop(kind, args, kwargs)
         if broken is not None:
             # The probe predicted a failure that did not happen: worth knowing when checking it.
             self.channel.send("probe-mismatch", line=line, node=type(broken[0]).__name__)
+        if not retains_graph(kind, args, kwargs):
+            freeing = (line, iteration, self.loop_pass(loop))
+            for node in nodes:
+                self.freed_by[node._sequence_nr()] = freeing
         if self.calls >= self.args.max_steps:
-            self.finish(
+            self.finish_run(
                 "not-reproduced",
                 f"not reproduced in {self.calls} steps",
                 iteration=iteration,
@@ -241,6 +309,48 @@ class Instrumentation:
             )
             raise _HarnessStop()
         return result
+
+    def skip_or_stop(self, kind, args, kwargs):
+        """After a failure: with --keep-going, the call is skipped (it returns as if it had
+        run, computing nothing) until --max-steps calls; else the script stops here."""
+        if self.args.keep_going and self.calls < self.args.max_steps:
+            self.skipped += 1
+            return skipped_result(self.torch, kind, args, kwargs)
+        self.finish_run("confirmed", "")
+        raise _HarnessStop()
+
+    def measure(self, line, iteration, nodes, saved_bytes, stack):
+        """The step's figures: the graph this backward walks, and the whole graph the
+        script's variables keep alive (a graph accumulated for logging is never walked)."""
+        held = []
+        if stack:
+            outermost = stack[-1][1]
+            held.extend(outermost.f_globals.values())
+            for _, frame in stack:
+                if frame is not outermost:
+                    held.extend(frame.f_locals.values())
+        live = self.graph.walk(self.graph.graph_roots_in(self.torch, held))
+        _, live_bytes = self.graph.inspect(self.torch, live)
+        step = {
+            "call": self.calls,
+            "line": line,
+            "iteration": iteration,
+            "nodes": len(nodes),
+            "savedBytes": saved_bytes,
+            "liveNodes": len(live),
+            "liveBytes": live_bytes,
+        }
+        if self.cuda_device is not None:
+            with contextlib.suppress(Exception):
+                step["deviceBytes"] = int(self.torch.cuda.max_memory_allocated(self.cuda_device))
+                self.torch.cuda.reset_peak_memory_stats(self.cuda_device)
+        self.steps.append(step)
+
+    def loop_pass(self, loop):
+        """How many passes over the loop's first line have begun (never reset, unlike counts)."""
+        if loop is None or self.tracer is None:
+            return None
+        return len(self.tracer.markers[loop][0])
 
     def note_device(self, devices):
         cuda = [d for d in devices if d.type == "cuda"]
@@ -264,13 +374,21 @@ class Instrumentation:
         # the first call belongs to iteration 1.
         return bisect.bisect_left(self.site_calls.get(line, []), seq) + 1
 
-    def confirm(self, line, iteration, loop, node, problem, message, intercepted):
+    def fail(self, where, node, problem, message, intercepted, inner=()):
+        line, iteration, loop, stack = where
+        loop_start, loop_end = self.loop_span(loop)
+        frames = list(inner) + frame_chain(stack, loop_start, loop_end)
+        # Inside a custom Function's backward, the failing line is the script's own line there.
+        failing_line = inner[0]["line"] if inner else line
         fields = {
-            "line": line,
+            "line": failing_line,
             "iteration": iteration,
             "problem": problem,
             "intercepted": intercepted,
             "exception": None if intercepted else message,
+            "frames": frames,
+            "loop": [loop_start, loop_end] if loop is not None else None,
+            "after_skip": self.skipped > 0,
         }
         if node is not None:
             seq = node._sequence_nr()
@@ -280,17 +398,46 @@ class Instrumentation:
                 built_line=built_line,
                 built_iteration=self.built_iteration(seq, line, loop),
             )
-        where = f"line {line}, iteration {iteration}"
+            freed = self.freed_by.get(seq)
+            if freed is not None:
+                fields.update(freed_line=freed[0], freed_iteration=freed[1])
+            fields["same_step"] = self.same_step(seq, freed, loop)
+        key = (failing_line, problem, fields.get("built_line"))
+        for earlier in self.failures:
+            if (earlier["line"], earlier["problem"], earlier.get("built_line")) == key:
+                earlier["repeats"] = earlier.get("repeats", 1) + 1
+                return
+        where_text = f"line {failing_line}, iteration {iteration}"
         if problem == "inplace":
-            detail = f"backward at {where} needs a saved tensor that was later modified in place"
+            detail = (
+                f"backward at {where_text} needs a saved tensor that was later modified in place"
+            )
         else:
-            detail = f"backward at {where} reaches a graph whose saved tensors were already freed"
+            detail = (
+                f"backward at {where_text} reaches a graph whose saved tensors were already freed"
+            )
         if node is not None:
             built = f"built at line {fields['built_line']} in iteration {fields['built_iteration']}"
             detail += f" ({fields['node']} {built})"
         if not intercepted:
             detail += ": " + message.splitlines()[0]
-        self.finish("confirmed", detail, **fields)
+        fields["detail"] = detail
+        self.failures.append(fields)
+        self.channel.send("failure", **fields)
+
+    def loop_span(self, loop):
+        if loop is None or self.tracer is None:
+            return None, None
+        return loop, dict(self.tracer.loops)[loop]
+
+    def same_step(self, seq, freed, loop):
+        """Whether the graph was freed (or, not freed, built) in the loop pass that fails on it."""
+        if loop is None or self.tracer is None:
+            return True
+        now = self.loop_pass(loop)
+        if freed is not None and freed[2] is not None:
+            return freed[2] == now
+        return self.tracer.pass_at(loop, seq) == now
 
 
 def load_sibling(name):
@@ -374,12 +521,13 @@ def main(argv=None):
     except SystemExit as exit_:
         code = exit_.code
         if code not in (None, 0):
-            instrumentation.finish("error", f"script exited with status {code}", exit_code=code)
+            detail = f"script exited with status {code}"
+            instrumentation.finish_run("error", detail, exit_code=code)
     except BaseException as error:  # noqa: BLE001 - any crash of the script is a verdict
         tracer.stop()
         text, line = summarize_exception(script, error)
         where = f" at line {line}" if line else ""
-        instrumentation.finish("error", f"script failed{where}: {text}", line=line)
+        instrumentation.finish_run("error", f"script failed{where}: {text}", line=line)
         outcome = 1
     finally:
         tracer.stop()
@@ -390,7 +538,7 @@ def main(argv=None):
         else:
             plural = "" if calls == 1 else "s"
             detail = f"not reproduced: the script finished after {calls} backward call{plural}"
-        instrumentation.finish("not-reproduced", detail)
+        instrumentation.finish_run("not-reproduced", detail)
     return outcome
 
 

@@ -7,6 +7,7 @@ so that a timeout or a cancel can kill everything it started.
 
 from __future__ import annotations
 
+import ast
 import asyncio
 import contextlib
 import json
@@ -22,6 +23,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from ..analysis.model import Finding, Role
+from .growth import growth
 from .verdict import (
     REPORT_FIELDS,
     STATUSES,
@@ -54,20 +56,34 @@ def finding_lines(finding: Finding) -> set[int]:
     return lines
 
 
+def script_loops(script: Path) -> set[tuple[int, int]]:
+    """Every `for` and `while` statement of the script, as (first line, last line)."""
+    try:
+        tree = ast.parse(script.read_bytes())
+    except (OSError, SyntaxError, ValueError):
+        return set()
+    kinds = (ast.For, ast.AsyncFor, ast.While)
+    return {(n.lineno, n.end_lineno) for n in ast.walk(tree) if isinstance(n, kinds)}
+
+
 def harness_command(
     script: Path, findings: Iterable[Finding], options: RuntimeOptions, result_arg: list[str]
 ) -> list[str]:
     findings = list(findings)
     lines = sorted({line for f in findings for line in finding_lines(f)})
-    loops = sorted({(f.loop.start.line, f.loop.end.line) for f in findings if f.loop})
+    loops = {(f.loop.start.line, f.loop.end.line) for f in findings if f.loop}
+    if options.discover:  # no finding says where the loop is: count every loop's passes
+        loops |= script_loops(script)
     command = [options.python or sys.executable, str(HARNESS), "--script", str(script)]
     if lines:
         command += ["--lines", ",".join(map(str, lines))]
     if loops:
-        command += ["--loop-lines", ",".join(f"{start}:{end}" for start, end in loops)]
+        command += ["--loop-lines", ",".join(f"{start}:{end}" for start, end in sorted(loops))]
     command += ["--max-steps", str(options.max_steps), "--device", options.device]
     if not options.intercept:
         command.append("--no-intercept")
+    if options.discover:
+        command.append("--keep-going")
     return command + result_arg + ["--", *options.args]
 
 
@@ -277,8 +293,33 @@ def _verdict_from(
 # -- verdicts per finding -------------------------------------------------------------------
 
 
+# Codes whose claim a run measures rather than stops: a graph that grows every step.
+GROWTH_CODES = frozenset({"AG003", "AG004"})
+FAILURE_FIELDS = (
+    "line", "iteration", "problem", "intercepted", "exception", "node", "built_line",
+    "built_iteration", "freed_line", "freed_iteration", "frames", "loop", "same_step",
+    "after_skip", "repeats", "detail",
+)  # fmt: skip
+
+
+def failure_verdicts(run: RuntimeVerdict) -> list[RuntimeVerdict]:
+    """One verdict per distinct failing backward of a confirmed run, first met first."""
+    if run.status != "confirmed" or run.problem == "growth":
+        return []
+    if not run.failures:
+        return [run]
+    return [
+        replace(run, **{key: failure.get(key) for key in FAILURE_FIELDS if key in failure})
+        for failure in run.failures
+    ]
+
+
 def _matches(finding: Finding, run: RuntimeVerdict) -> bool:
-    if run.line is None or run.line in finding_lines(finding):
+    lines = finding_lines(finding)
+    if run.line is None or run.line in lines:
+        return True
+    # A backward called in a helper: the finding may sit on the call in the loop.
+    if any(frame.get("line") in lines for frame in run.frames or ()):
         return True
     # An AG007 finding sits on the in-place change; the backward that trips over it is
     # elsewhere, usually later in the same loop.
@@ -288,8 +329,13 @@ def _matches(finding: Finding, run: RuntimeVerdict) -> bool:
 
 
 def verdict_for(finding: Finding, run: RuntimeVerdict) -> RuntimeVerdict:
-    if run.status != "confirmed" or _matches(finding, run):
+    if finding.code in GROWTH_CODES:
+        return growth_verdict(run)
+    if run.status != "confirmed":
         return replace(run)
+    for failure in failure_verdicts(run):
+        if _matches(finding, failure):
+            return failure
     return replace(
         run,
         status="not-reproduced",
@@ -297,6 +343,24 @@ def verdict_for(finding: Finding, run: RuntimeVerdict) -> RuntimeVerdict:
             f"not reached: the script stopped at line {run.line}, where another backward "
             f"failed ({run.detail})"
         ),
+    )
+
+
+def growth_verdict(run: RuntimeVerdict) -> RuntimeVerdict:
+    """AG003/AG004 claim that a graph grows every step: confirmed when a measured one did."""
+    if run.status == "error" and not run.steps:
+        return replace(run)
+    grew = growth(run.steps)
+    if grew is not None:
+        return replace(
+            run, status="confirmed", problem="growth", line=grew.line, detail=grew.message()
+        )
+    calls = len(run.steps)
+    return replace(
+        run,
+        status="not-reproduced",
+        problem=None,
+        detail=f"not reproduced: no graph grew at every step over {calls} backward calls",
     )
 
 

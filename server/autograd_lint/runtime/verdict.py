@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .growth import growth, growth_json
+
 STATUSES = ("confirmed", "not-reproduced", "error")
 
 
@@ -17,6 +19,10 @@ class RuntimeOptions:
     timeout_seconds: float = 120
     # False: let a failing backward run so torch raises its own error (checks the probe).
     intercept: bool = True
+    # Report every failure the run meets, not only the findings' (runtime discovery): the
+    # iterations of every loop of the script are counted, and a failing backward is
+    # skipped so that the run goes on to the next one, up to `max_steps` calls.
+    discover: bool = False
 
 
 @dataclass
@@ -40,6 +46,22 @@ class RuntimeVerdict:
     # In a notebook (notebook/runtime.py): the cells `line` and `built_line` count from.
     cell: int | None = None
     built_cell: int | None = None
+    # The backward that freed the stale node (line, iteration), when the run saw it.
+    freed_line: int | None = None
+    freed_iteration: int | None = None
+    # The script's frames from the failing backward out to its loop, innermost first:
+    # [{"line", "function"}]; a backward called in a helper names the call site too.
+    frames: list[dict] = field(default_factory=list)
+    loop: list[int] | None = None  # [first, last] line of the loop the backward ran in
+    same_step: bool | None = None  # freed in the same loop pass that fails on it (AG002)
+    after_skip: bool | None = None  # an earlier failing backward was skipped to get here
+    repeats: int | None = None  # how many times the same backward failed the same way
+    after_skip_error: str | None = None  # the script crashed after a skipped backward
+    # Every distinct failing backward (discover mode), each as the harness reported it.
+    failures: list[dict] = field(default_factory=list)
+    # Per backward call: {"call", "line", "iteration", "nodes", "savedBytes", "liveNodes",
+    # "liveBytes"[, "deviceBytes"]}: the graph it walks, the graph the script keeps alive.
+    steps: list[dict] = field(default_factory=list)
 
     def to_json(self) -> dict:
         out = {
@@ -61,6 +83,13 @@ class RuntimeVerdict:
             "exception": self.exception,
             "cell": self.cell,
             "builtCell": self.built_cell,
+            "freedLine": self.freed_line,
+            "freedIteration": self.freed_iteration,
+            "frames": self.frames or None,
+            "afterSkip": self.after_skip or None,
+            "repeats": self.repeats,
+            "afterSkipError": self.after_skip_error,
+            "growth": growth_json(self.steps),
         }
         out.update({key: value for key, value in extras.items() if value is not None})
         return out
@@ -81,11 +110,24 @@ REPORT_FIELDS = {
     "backward_calls",
     "graph_nodes",
     "exception",
+    "freed_line",
+    "freed_iteration",
+    "frames",
+    "loop",
+    "same_step",
+    "after_skip",
+    "repeats",
+    "after_skip_error",
+    "failures",
+    "steps",
 }
 
 
 def format_verdict(verdict: RuntimeVerdict) -> str:
     """One line for a diagnostic or a terminal."""
+    grew = growth(verdict.steps)
+    if verdict.status == "confirmed" and verdict.problem == "growth" and grew is not None:
+        return f"confirmed at runtime on {verdict.device or 'cpu'}: {grew.message()}"
     if verdict.status == "confirmed":
         text = f"confirmed at runtime: iteration {verdict.iteration} on {verdict.device or 'cpu'}"
         if verdict.node and verdict.problem == "inplace":
@@ -100,12 +142,9 @@ def format_verdict(verdict: RuntimeVerdict) -> str:
         text = verdict.detail
         if not text.startswith("not re"):
             text = f"not reproduced in {verdict.backward_calls} steps"
-        sizes = verdict.graph_nodes
-        if len(sizes) >= 3 and all(a < b for a, b in zip(sizes, sizes[1:])):
+        if grew is not None:
             # Kept alive across steps (retain_graph in a loop, AG003/AG004): memory grows.
-            text += (
-                f"; the graph each backward walks grew every step ({sizes[0]} to {sizes[-1]} nodes)"
-            )
+            text += f"; {grew.message()}"
         return text
     return f"runtime check failed: {verdict.detail}"
 

@@ -1,0 +1,176 @@
+"""Runtime discovery on the real-world yardstick: which crashes a run reports as findings.
+
+    python bench/runtime_discovery.py            # every runnable case, a fresh interpreter each
+    python bench/runtime_discovery.py --warm     # counts only: one warm torch, each run forked
+    python bench/runtime_discovery.py --only rnn_ gan_ --json
+
+Each runnable completion (tests/realworld/runnable/*.py) is checked statically, then run as
+`autograd-lint check --confirm=always` runs it (all loops counted, a failing backward
+skipped so the run goes on, up to --max-steps backward calls). Printed per case:
+
+- `found`: a crash case is found when a finding — a static one the run confirmed, or one
+  only the run found (`+`, runtime-only) — has the failing backward at the line marked
+  `# realworld: fails` (the finding's own line, or its runtime verdict's line: an AG007
+  finding sits on the in-place change), with the evidence of the graph the harness walked. A correct case must get no finding from the
+  run at all (its static findings, if any, are the analysis's business, not counted here);
+- `first s`: from starting the run to the harness's report of the first failing backward,
+  minus the median `python -c "import torch"` time measured just before (target: 2 s);
+- `run s`: to the end of the run (the harness goes on to --max-steps calls after it),
+  minus the same import time.
+
+Times are wall-clock, so `--warm` (torch imported once) prints none; on a shared machine
+run it when the load is low.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+YARDSTICK = ROOT / "tests" / "realworld"
+sys.path[:0] = [str(ROOT / "tests" / "runtime")]
+
+from autograd_lint.checker import check_path  # noqa: E402
+from autograd_lint.runtime.cli_options import CONFIRMABLE, DISCOVERY_STEPS  # noqa: E402
+from autograd_lint.runtime.discovery import runtime_findings  # noqa: E402
+from autograd_lint.runtime.runner import RuntimeOptions, run_harness, verdict_for  # noqa: E402
+
+TARGET_OVER_S = 2.0
+FAILS_MARK = "# realworld: fails"
+
+
+def marked_lines(path: Path) -> set[int]:
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return {number for number, text in enumerate(lines, 1) if text.rstrip().endswith(FAILS_MARK)}
+
+
+def import_time(python: str, repeat: int = 3) -> float:
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        subprocess.run([python, "-c", "import torch"], check=True)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def run_case(case: dict, options: RuntimeOptions) -> dict:
+    path = YARDSTICK / case["runnable"]
+    static = check_path(path)
+    wanted = [f for f in static if f.code in CONFIRMABLE]
+    marks: dict[str, float] = {}
+
+    def on_event(event: dict) -> None:
+        marks.setdefault(event.get("event"), time.perf_counter())
+
+    start = time.perf_counter()
+    run = run_harness(path, wanted, options, on_event=on_event)
+    run_s = time.perf_counter() - start
+    confirmed = [(f, verdict_for(f, run)) for f in wanted]
+    confirmed = [(f, v) for f, v in confirmed if v.status == "confirmed"]
+    found_only = runtime_findings(str(path), path.read_text(encoding="utf-8"), run, static)
+    reported = confirmed + found_only
+    marked = marked_lines(path)
+    # An AG007 finding sits on the in-place change, a finding on a helper's call site:
+    # the verdict names the failing backward itself.
+    at_mark = [f for f, v in reported if f.span.start.line in marked or v.line in marked]
+    # A crash must be reported at its marked line; a correct program must get nothing.
+    ok = bool(at_mark) if case["kind"] == "crash" else not reported
+    return {
+        "id": case["id"],
+        "kind": case["kind"],
+        "ok": ok,
+        "static": sorted({f.code for f in wanted if f.span.start.line in marked}),
+        "runtime_only": [f"{f.code}@{f.span.start.line}" for f, _ in found_only],
+        "confirmed": [f"{f.code}@{f.span.start.line}" for f, _ in confirmed],
+        "status": run.status,
+        "backward_calls": run.backward_calls,
+        "first_failure_s": marks["failure"] - start if "failure" in marks else None,
+        "run_s": run_s,
+        "detail": run.detail[:160],
+    }
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--warm", action="store_true", help="one warm torch; no timings")
+    parser.add_argument("--max-steps", type=int, default=DISCOVERY_STEPS)
+    parser.add_argument("--python", default=sys.executable)
+    parser.add_argument("--only", nargs="*", help="prefixes of case ids to keep")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+
+    cases = json.loads((YARDSTICK / "manifest.json").read_text())
+    cases = [c for c in cases if c.get("runnable")]
+    if args.only:
+        cases = [c for c in cases if any(c["id"].startswith(p) for p in args.only)]
+    warm = None
+    if args.warm:
+        from warm_python import WarmPython
+
+        warm = WarmPython()
+    python = str(warm.shim) if warm else args.python
+    options = RuntimeOptions(
+        python=python, device="cpu", max_steps=args.max_steps, timeout_seconds=120, discover=True
+    )
+    baseline = None if warm else import_time(args.python)
+    rows = []
+    try:
+        for case in cases:
+            row = run_case(case, options)
+            if baseline is not None:
+                if row["first_failure_s"] is not None:
+                    row["first_over_s"] = row["first_failure_s"] - baseline
+                row["run_over_s"] = row["run_s"] - baseline
+            rows.append(row)
+            if not args.json:
+                first = row.get("first_over_s")
+                times = (
+                    f"{first if first is not None else float('nan'):6.2f} "
+                    f"{row.get('run_over_s', float('nan')):6.2f}"
+                )
+                found = ",".join(row["confirmed"] + [f"+{r}" for r in row["runtime_only"]])
+                print(
+                    f"{row['kind']:7} {'ok ' if row['ok'] else 'MISS'} {row['id']:46} {times}"
+                    f"  {found or '-'}",
+                    flush=True,
+                )
+    finally:
+        if warm is not None:
+            warm.close()
+    crashes = [r for r in rows if r["kind"] == "crash"]
+    correct = [r for r in rows if r["kind"] == "correct"]
+    firsts = [r["first_over_s"] for r in crashes if r.get("first_over_s") is not None]
+    summary = {
+        "crash_cases": len(crashes),
+        "crashes_found": sum(r["ok"] for r in crashes),
+        "crashes_found_only_at_runtime": sum(
+            1 for r in crashes if r["ok"] and not r["static"] and r["runtime_only"]
+        ),
+        "runtime_only_findings": sum(len(r["runtime_only"]) for r in crashes),
+        "correct_cases": len(correct),
+        "correct_with_runtime_findings": sum(not r["ok"] for r in correct),
+        "import_torch_s": baseline,
+        "first_failure_over_import_s": {
+            "median": statistics.median(firsts) if firsts else None,
+            "max": max(firsts) if firsts else None,
+            f"within_{TARGET_OVER_S:g}s": sum(t <= TARGET_OVER_S for t in firsts),
+        },
+        "max_steps": args.max_steps,
+    }
+    if args.json:
+        print(json.dumps({"summary": summary, "cases": rows}, indent=2))
+    else:
+        print("(columns: kind, found, case, first-failure s over import, run s over import,")
+        print(" findings at runtime: confirmed static CODE@line, +runtime-only CODE@line)")
+        print(json.dumps(summary, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
