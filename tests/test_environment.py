@@ -261,3 +261,22 @@ def test_the_cli_resolves_libraries_in_the_named_interpreter(tmp_path, monkeypat
     monkeypatch.setattr(Workspace, "__init__", recording)
     assert main(["check", "--python", str(python), str(tmp_path / "project")]) == 0
     assert [w.library_file("lib") for w in made] == [tmp_path / "site" / "lib.py"]
+
+
+def test_the_editor_names_the_interpreter_whose_libraries_are_read():
+    from autograd_lint.lsp.settings import analysis_python, parse_client_settings
+
+    problems: list[str] = []
+    chosen = parse_client_settings(
+        {"python": "/envs/a/bin/python", "interpreter": ["/b"]}, problems
+    )
+    assert analysis_python(chosen) == "/envs/a/bin/python"  # the `python` setting first
+    assert analysis_python(parse_client_settings({"interpreter": ["/b"]}, problems)) == "/b"
+    # `conda run -n x python` is a command, not an interpreter: the server's own is used.
+    command = parse_client_settings({"interpreter": ["conda", "run", "python"]}, problems)
+    assert analysis_python(command) is None
+    assert analysis_python(parse_client_settings({"python": ""}, problems)) is None
+    assert problems == []
+    assert parse_client_settings({"python": 3}, problems).python is None
+    assert problems == ["'python' must be a str, got 3"]
+    assert chosen.to_json()["python"] == "/envs/a/bin/python"

@@ -28,6 +28,8 @@ export interface ServerSettings {
   workspaceTrusted: boolean;
   /** The interpreter the editor reports, for runtime confirmation when runtime.python is empty. */
   interpreter: string[];
+  /** The interpreter whose installed libraries imports resolve into; null: `interpreter`. */
+  python: string | null;
 }
 
 /**
@@ -63,6 +65,7 @@ export function toServerSettings(raw: Record<string, unknown>, trusted: boolean,
     },
     workspaceTrusted: trusted,
     interpreter,
+    python: get<string | null>("python", null) || null,
   };
 }
 
@@ -71,7 +74,7 @@ export function readSettings(scope: vscode.Uri | undefined, interpreter: string[
   // get() of the section's first-level keys returns nested objects for dotted settings
   // (`runtime.enabled` -> runtime: {enabled}), which is the shape the server wants.
   const raw: Record<string, unknown> = {};
-  for (const key of ["enable", "select", "ignore", "severity", "trace", "runtime"]) {
+  for (const key of ["enable", "select", "ignore", "severity", "trace", "runtime", "python"]) {
     raw[key] = config.get(key);
   }
   return toServerSettings(raw, vscode.workspace.isTrusted, interpreter);

@@ -8,12 +8,16 @@
       "runtime": {"enabled": false, "device": "cpu", "python": null, "args": [],
                   "maxSteps": 3, "timeoutSeconds": 60},
       "workspaceTrusted": false,
-      "interpreter": ["/path/to/python"]
+      "interpreter": ["/path/to/python"],
+      "python": "/path/to/python"
     }
 
 `workspaceTrusted` is the editor's word that the folder may run code (runtime
-confirmation is refused without it); `interpreter` is the editor's Python, used for
-runtime confirmation when `runtime.python` is empty.
+confirmation is refused without it); `interpreter` is the editor's Python (the VS Code
+client sends the Python extension's choice), used for runtime confirmation when
+`runtime.python` is empty. `python` names the interpreter whose installed libraries
+imports resolve into (environment.py), for editors that send no `interpreter`; empty:
+the editor's interpreter, else the one running the server (see `analysis_python`).
 
 Project settings come first, the editor's `select`/`ignore` replace the project's when
 given, and its `severity` entries override the project's code by code.
@@ -63,6 +67,7 @@ class ClientSettings:
     runtime: RuntimeSettings = RuntimeSettings()
     workspace_trusted: bool = False
     interpreter: tuple[str, ...] = ()
+    python: str | None = None
 
     def to_json(self) -> dict:
         return {
@@ -74,6 +79,7 @@ class ClientSettings:
             "runtime": self.runtime.to_json(),
             "workspaceTrusted": self.workspace_trusted,
             "interpreter": list(self.interpreter),
+            "python": self.python,
         }
 
 
@@ -122,7 +128,18 @@ def parse_client_settings(data, problems: list[str]) -> ClientSettings:
     if data.get("interpreter") is not None:
         interpreter = _typed(data, "interpreter", list, problems, default=[])
         values["interpreter"] = tuple(map(str, interpreter))
+    if data.get("python") is not None:
+        values["python"] = _typed(data, "python", str, problems, default=None) or None
     return ClientSettings(**values)
+
+
+def analysis_python(settings: ClientSettings) -> str | None:
+    """The interpreter whose libraries the analysis reads: the `python` setting, else the
+    editor's interpreter when it is one program (not `conda run ...`), else None (the
+    interpreter running the server)."""
+    if settings.python:
+        return settings.python
+    return settings.interpreter[0] if len(settings.interpreter) == 1 else None
 
 
 def _typed(data: Mapping, key: str, kind: type, problems: list[str], default):
