@@ -13,13 +13,18 @@ A raw JSON-RPC client (no pygls on this side, so the numbers are the server's) s
 - keystrokes: --edits single-character edits inside one function (typing a line,
   then deleting it), each timed from didChange to the publishDiagnostics of that
   version, with --gap seconds between keystrokes (typing speed);
+- typing into code that does not parse: a statement with nested calls and brackets typed
+  into a function one character at a time and deleted again (most versions of the file do
+  not parse), timed per version and reported apart for the versions that parse and those
+  that do not; then the same file and edits sent to `ruff server` (all rules), for which
+  the same numbers are printed beside ours (skipped with --no-ruff or without ruff);
 - memory: the server's RSS after opening --files such files;
 - beside first open and keystrokes, the server's own CPU time for them (from
   /proc/PID/task/*/schedstat), which a busy shared machine disturbs far less.
 
 The file repeats the samples' models and training loops as functions with new names
-until it has --lines lines. Targets: keystroke p95 <= 30 ms, first open <= 300 ms,
-startup <= 400 ms, RSS <= 150 MB.
+until it has --lines lines. Targets: keystroke p95 <= 30 ms, typing into broken code p95
+<= 20 ms, first open <= 300 ms, startup <= 400 ms, RSS <= 150 MB.
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ import itertools
 import json
 import os
 import re
+import shutil
 import statistics
 import sys
 import textwrap
@@ -212,6 +218,44 @@ def keystrokes(lines: list[str], count: int) -> list[tuple[int, int, int, int, s
     return edits[:count]
 
 
+# Most prefixes of it leave a bracket open: typed char by char, the file mostly does not parse.
+BROKEN_STATEMENT = "probe = torch.stack([loss.detach().mean(), (loss * 2).sum(dim=0)], dim=0)"
+
+
+def typing_broken(lines: list[str]) -> list[tuple[int, int, int, int, str]]:
+    """Edits that type BROKEN_STATEMENT into a function on a new line, one character at a
+    time, then delete it character by character."""
+    anchor = next(
+        i for i in range(len(lines) // 3, len(lines)) if lines[i].strip().startswith("loss")
+    )
+    indent = lines[anchor][: len(lines[anchor]) - len(lines[anchor].lstrip())]
+    edits = [(anchor, 0, anchor, 0, indent + "\n")]
+    typed = len(indent)
+    for char in BROKEN_STATEMENT:
+        edits.append((anchor, typed, anchor, typed, char))
+        typed += 1
+    for _ in BROKEN_STATEMENT:
+        edits.append((anchor, typed - 1, anchor, typed, ""))
+        typed -= 1
+    return edits
+
+
+def parses_after_each(lines: list[str], edits) -> list[bool]:
+    """Whether the file parses after each edit (single-line edits, as typing_broken makes)."""
+    current = list(lines)
+    out = []
+    for line, start, _end_line, end, new_text in edits:
+        text = current[line]
+        edited = (text[:start] + new_text + text[end:]).split("\n")
+        current[line : line + 1] = edited
+        try:
+            compile("\n".join(current), "<bench>", "exec", ast.PyCF_ONLY_AST)
+            out.append(True)
+        except SyntaxError:
+            out.append(False)
+    return out
+
+
 def percentile(values: list[float], fraction: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(fraction * (len(ordered) - 1)))]
@@ -232,6 +276,82 @@ def cpu_seconds(pid: int) -> float:
 def rss_mb(pid: int) -> float:
     status = Path(f"/proc/{pid}/status").read_text()
     return int(re.search(r"VmRSS:\s+(\d+)", status).group(1)) / 1024
+
+
+async def type_edits(client: Client, uri: str, edits, first_version: int, gap: float):
+    """(latencies in s, server CPU seconds) of each edit, didChange to its publish."""
+    latencies, cpu_times = [], []
+    for version, (line, start, end_line, end, new_text) in enumerate(edits, start=first_version):
+        change = {
+            "range": {
+                "start": {"line": line, "character": start},
+                "end": {"line": end_line, "character": end},
+            },
+            "text": new_text,
+        }
+        cpu = cpu_seconds(client.process.pid)
+        client.notify(
+            "textDocument/didChange",
+            {"textDocument": {"uri": uri, "version": version}, "contentChanges": [change]},
+        )
+        sent = time.perf_counter()
+        latencies.append(await client.published_at(uri, version) - sent)
+        cpu_times.append(cpu_seconds(client.process.pid) - cpu)
+        await asyncio.sleep(gap)
+    return latencies, cpu_times
+
+
+def split_summary(latencies, cpu_times, parses: list[bool]) -> dict:
+    """p50/p95/max (ms) over the versions that do not parse and over those that do."""
+    out = {}
+    for name, wanted in (("broken", False), ("valid", True)):
+        ms = [value * 1000 for value, ok in zip(latencies, parses, strict=True) if ok == wanted]
+        cpu = [value * 1000 for value, ok in zip(cpu_times, parses, strict=True) if ok == wanted]
+        if ms:
+            out[name] = {
+                "count": len(ms),
+                "p50": percentile(ms, 0.50),
+                "p95": percentile(ms, 0.95),
+                "max": max(ms),
+                "cpu_p50": percentile(cpu, 0.50),
+                "cpu_p95": percentile(cpu, 0.95),
+            }
+    return out
+
+
+RUFF_OPTIONS = {"settings": {"lint": {"select": ["ALL"]}}}
+
+
+async def ruff_typing(text: str, edits, parses: list[bool], gap: float) -> dict | None:
+    """The same file and edits sent to `ruff server`, timed the same way."""
+    ruff = shutil.which("ruff")
+    if ruff is None:
+        return None
+    process = await asyncio.create_subprocess_exec(
+        ruff,
+        "server",
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.DEVNULL,
+        limit=2**26,
+    )
+    client = Client(process)
+    await client.request(
+        "initialize",
+        {
+            "processId": os.getpid(),
+            "rootUri": None,
+            "capabilities": CAPABILITIES,
+            "initializationOptions": RUFF_OPTIONS,
+        },
+    )
+    client.notify("initialized", {})
+    uri = "file:///bench/ruff/train_0.py"
+    open_document(client, uri, text)
+    await client.published_at(uri, 1)
+    latencies, cpu_times = await type_edits(client, uri, edits, 2, gap)
+    await client.stop()
+    return split_summary(latencies, cpu_times, parses)
 
 
 async def measure(args) -> dict:
@@ -255,26 +375,21 @@ async def measure(args) -> dict:
         if index < args.starts:
             await client.stop()
 
-    latencies, cpu_times = [], []
-    for version, (line, start, end_line, end, new_text) in enumerate(
-        keystrokes(lines, args.edits), start=2
-    ):
-        change = {
-            "range": {
-                "start": {"line": line, "character": start},
-                "end": {"line": end_line, "character": end},
-            },
-            "text": new_text,
-        }
-        cpu = cpu_seconds(client.process.pid)
-        client.notify(
-            "textDocument/didChange",
-            {"textDocument": {"uri": uri, "version": version}, "contentChanges": [change]},
-        )
-        sent = time.perf_counter()
-        latencies.append(await client.published_at(uri, version) - sent)
-        cpu_times.append(cpu_seconds(client.process.pid) - cpu)
-        await asyncio.sleep(args.gap)
+    edits = keystrokes(lines, args.edits)
+    latencies, cpu_times = await type_edits(client, uri, edits, 2, args.gap)
+
+    # Typing into broken code, in a document of its own (the same text).
+    broken_edits = typing_broken(lines)[: args.broken_edits or None]
+    parses = parses_after_each(lines, broken_edits)
+    broken_uri = "file:///bench/typing_0.py"
+    open_document(client, broken_uri, text)
+    await client.published_at(broken_uri, 1)
+    typed = await type_edits(client, broken_uri, broken_edits, 2, args.gap)
+    typing = split_summary(*typed, parses)
+    client.notify("textDocument/didClose", {"textDocument": {"uri": broken_uri}})
+    ruff = None
+    if not args.no_ruff:
+        ruff = await ruff_typing(text, broken_edits, parses, args.gap)
 
     for index in range(1, args.files):
         other = f"file:///bench/train_{index}.py"
@@ -298,6 +413,8 @@ async def measure(args) -> dict:
             "cpu_p50": percentile([value * 1000 for value in cpu_times], 0.50),
             "cpu_p95": percentile([value * 1000 for value in cpu_times], 0.95),
         },
+        "typing_into_broken_code_ms": typing,
+        "ruff_server_ms": ruff,
         "files_open": args.files,
         "rss_mb": memory,
     }
@@ -310,6 +427,10 @@ def main() -> int:
     parser.add_argument("--gap", type=float, default=0.08, help="seconds between keystrokes")
     parser.add_argument("--files", type=int, default=100, help="files open for the RSS number")
     parser.add_argument("--starts", type=int, default=3, help="server starts for the median")
+    parser.add_argument(
+        "--broken-edits", type=int, default=0, help="edits of the broken-code typing (0: all)"
+    )
+    parser.add_argument("--no-ruff", action="store_true", help="skip the ruff server run")
     parser.add_argument("--json", action="store_true", help="print JSON")
     args = parser.parse_args()
     numbers = asyncio.run(measure(args))
@@ -332,6 +453,23 @@ def main() -> int:
         f"max {keys['max']:.1f} ms ({keys['count']} edits); "
         f"server CPU p50 {keys['cpu_p50']:.1f} ms, p95 {keys['cpu_p95']:.1f} ms"
     )
+    ruff = numbers["ruff_server_ms"] or {}
+    for kind in ("broken", "valid"):
+        ours = numbers["typing_into_broken_code_ms"].get(kind)
+        if ours is None:
+            continue
+        theirs = ruff.get(kind)
+        beside = (
+            f"; ruff server p50 {theirs['p50']:.1f} ms, p95 {theirs['p95']:.1f} ms "
+            f"(ours/ruff p95 {ours['p95'] / theirs['p95']:.1f}x)"
+            if theirs
+            else ("; ruff server not run" if args.no_ruff else "; ruff not found")
+        )
+        print(
+            f"typing, {kind:6} code    p50 {ours['p50']:.1f} ms, p95 {ours['p95']:.1f} ms, "
+            f"max {ours['max']:.1f} ms ({ours['count']} versions), "
+            f"CPU p95 {ours['cpu_p95']:.1f} ms{beside}"
+        )
     print(f"RSS with {args.files} files    {numbers['rss_mb']:.0f} MB")
     return 0
 
