@@ -92,14 +92,24 @@ class ScriptTracer:
         index = bisect.bisect_right(seqs, seq) - 1
         return iterations[index] if index >= 0 else 0
 
+    def runs_loop(self, frame, start):
+        """Whether `frame` runs the loop at `start` (a function defined inside a loop's body
+        lies within its lines but runs in a frame of its own)."""
+        code = self.loop_code.get(start)
+        return code is None or code is frame.f_code
+
     def pass_at(self, loop, seq):
         """How many passes over `loop`'s first line had begun when node `seq` was made."""
         return bisect.bisect_right(self.markers[loop][0], seq)
 
     def enclosing_loop(self, stack):
         """The innermost given loop around the innermost script frame that sits in one."""
-        for line, _ in stack:
-            holding = [(end - start, start) for start, end in self.loops if start <= line <= end]
+        for line, frame in stack:
+            holding = [
+                (end - start, start)
+                for start, end in self.loops
+                if start <= line <= end and self.runs_loop(frame, start)
+            ]
             if holding:
                 return min(holding)[1]
         return None

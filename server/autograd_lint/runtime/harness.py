@@ -5,8 +5,8 @@
 
 This file is also run by path (`python .../harness.py`) with the user's own interpreter,
 which may not have autograd-lint installed: it imports only the standard library, torch
-(after the script's device is fixed) and its sibling `_graph.py`, and keeps to Python 3.8
-syntax.
+(after the script's device is fixed) and its siblings `_graph.py`, `_tracer.py` and `_calls.py`,
+and keeps to Python 3.8 syntax.
 
 Results go to a dedicated channel (`--result-fd`, an inherited pipe, or `--result-file`) as
 JSON lines, so nothing the script prints can corrupt them. The last line is the verdict:
@@ -26,6 +26,8 @@ import signal
 import sys
 import threading
 import traceback
+
+calls = None  # the `_calls` sibling, loaded by main() from this file's folder
 
 
 class _HarnessStop(BaseException):
@@ -96,88 +98,6 @@ def fix_device(device):
         os.environ["CUDA_VISIBLE_DEVICES"] = device.split(":", 1)[1]
 
 
-def physical_device(device):
-    """Names a CUDA device by the index the caller chose, not the one CUDA_VISIBLE_DEVICES remaps it to."""
-    if device.type != "cuda":
-        return str(device.type)
-    index = device.index or 0
-    visible = [v for v in os.environ.get("CUDA_VISIBLE_DEVICES", "").split(",") if v.strip()]
-    if index < len(visible) and visible[index].strip().isdigit():
-        return "cuda:" + visible[index].strip()
-    return f"cuda:{index}"
-
-
-def peak_memory(torch, cuda_device):
-    if cuda_device is not None:
-        try:
-            return int(torch.cuda.max_memory_allocated(cuda_device))
-        except Exception:
-            return None
-    try:
-        import resource
-
-        rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-        return int(rss) if sys.platform == "darwin" else int(rss) * 1024
-    except Exception:
-        return None
-
-
-def script_frames(script, frame):
-    """Frames of the script on the stack, innermost first, as (line, frame)."""
-    out = []
-    while frame is not None:
-        if frame.f_code.co_filename == script:
-            out.append((frame.f_lineno, frame))
-        frame = frame.f_back
-    return out
-
-
-def call_site(script, lines, frame):
-    """The script line a backward call comes from: a line of interest on the stack, else the innermost."""
-    stack = script_frames(script, frame)
-    for line, _ in stack:
-        if line in lines:
-            return line, stack
-    return (stack[0][0] if stack else None), stack
-
-
-def frame_chain(stack, loop_start, loop_end):
-    """The script frames from the failing call out to the one running the loop, innermost first."""
-    chain = []
-    for line, frame in stack:
-        chain.append({"line": line, "function": frame.f_code.co_name})
-        if loop_start is not None and loop_start <= line <= loop_end:
-            break
-    return chain
-
-
-def traceback_frames(script, error):
-    """The script's frames the error came through, innermost first (a backward run by
-    autograd can fail inside the script's own custom Function)."""
-    frames = traceback.extract_tb(error.__traceback__)
-    return [
-        {"line": f.lineno, "function": f.name} for f in reversed(frames) if f.filename == script
-    ]
-
-
-def retains_graph(kind, args, kwargs):
-    """Whether the call keeps its graph's saved tensors (retain_graph, defaulting to create_graph)."""
-    retain_at, create_at = {"grad": (3, 4), "tensor.backward": (2, 3)}.get(kind, (2, 3))
-    retain = args[retain_at] if len(args) > retain_at else kwargs.get("retain_graph")
-    if retain is None:
-        retain = args[create_at] if len(args) > create_at else kwargs.get("create_graph", False)
-    return bool(retain)
-
-
-def skipped_result(torch, kind, args, kwargs):
-    """What a skipped call returns: None, or zero gradients for autograd.grad's inputs."""
-    if kind != "grad":
-        return None
-    inputs = args[1] if len(args) > 1 else kwargs.get("inputs")
-    inputs = [inputs] if isinstance(inputs, torch.Tensor) else list(inputs)
-    return tuple(torch.zeros_like(i) for i in inputs)
-
-
 class Instrumentation:
     def __init__(self, torch, graph, args, script, channel, tracer):
         self.torch = torch
@@ -214,7 +134,7 @@ class Instrumentation:
             device=self.device,
             backward_calls=self.calls,
             graph_nodes=self.graph_nodes,
-            peak_memory_bytes=peak_memory(self.torch, self.cuda_device),
+            peak_memory_bytes=calls.peak_memory(self.torch, self.cuda_device),
             steps=self.steps,
             **fields,
         )
@@ -260,7 +180,7 @@ class Instrumentation:
     def checked_call(self, original, kind, args, kwargs):
         graph = self.graph
         frame = sys._getframe(2)
-        line, stack = call_site(self.script, self.args.lines, frame)
+        line, stack = calls.call_site(self.script, self.args.lines, frame)
         self.calls += 1
         iteration, loop = self.iteration_of(line, stack)
         try:
@@ -290,13 +210,13 @@ class Instrumentation:
                 raise
             # Name the node the probe found; after the failure backward has freed more.
             node = broken[0] if broken is not None else None
-            inner = traceback_frames(self.script, error)
+            inner = calls.traceback_frames(self.script, error)
             self.fail(where, node, problem, str(error), intercepted=False, inner=inner)
             return self.skip_or_stop(kind, args, kwargs)
         if broken is not None:
             # The probe predicted a failure that did not happen: worth knowing when checking it.
             self.channel.send("probe-mismatch", line=line, node=type(broken[0]).__name__)
-        if not retains_graph(kind, args, kwargs):
+        if not calls.retains_graph(kind, args, kwargs):
             freeing = (line, iteration, self.loop_pass(loop))
             for node in nodes:
                 self.freed_by[node._sequence_nr()] = freeing
@@ -315,7 +235,7 @@ class Instrumentation:
         run, computing nothing) until --max-steps calls; else the script stops here."""
         if self.args.keep_going and self.calls < self.args.max_steps:
             self.skipped += 1
-            return skipped_result(self.torch, kind, args, kwargs)
+            return calls.skipped_result(self.torch, kind, args, kwargs)
         self.finish_run("confirmed", "")
         raise _HarnessStop()
 
@@ -356,7 +276,7 @@ class Instrumentation:
         cuda = [d for d in devices if d.type == "cuda"]
         if cuda:
             self.cuda_device = cuda[0]
-            self.device = physical_device(cuda[0])
+            self.device = calls.physical_device(cuda[0])
 
     def iteration_of(self, line, stack):
         """The iteration the call runs in: of the innermost given loop holding it, else by call count."""
@@ -377,7 +297,12 @@ class Instrumentation:
     def fail(self, where, node, problem, message, intercepted, inner=()):
         line, iteration, loop, stack = where
         loop_start, loop_end = self.loop_span(loop)
-        frames = list(inner) + frame_chain(stack, loop_start, loop_end)
+
+        def runs_loop(frame_line, frame):
+            in_lines = loop is not None and loop_start <= frame_line <= loop_end
+            return in_lines and self.tracer.runs_loop(frame, loop)
+
+        frames = list(inner) + calls.frame_chain(stack, runs_loop)
         # Inside a custom Function's backward, the failing line is the script's own line there.
         failing_line = inner[0]["line"] if inner else line
         fields = {
@@ -503,6 +428,8 @@ def main(argv=None):
         return 2
     graph = load_sibling("_graph")
     tracer_module = load_sibling("_tracer")
+    global calls
+    calls = load_sibling("_calls")
     channel.send("start", pid=os.getpid(), torch=torch.__version__, python=sys.version.split()[0])
     tracer = tracer_module.ScriptTracer(
         script, args.loop_lines, torch._C._autograd._get_sequence_nr
@@ -532,12 +459,12 @@ def main(argv=None):
     finally:
         tracer.stop()
     if not instrumentation.verdict_sent:
-        calls = instrumentation.calls
-        if calls == 0:
+        count = instrumentation.calls
+        if count == 0:
             detail = "not reproduced: the script finished without calling backward"
         else:
-            plural = "" if calls == 1 else "s"
-            detail = f"not reproduced: the script finished after {calls} backward call{plural}"
+            plural = "" if count == 1 else "s"
+            detail = f"not reproduced: the script finished after {count} backward call{plural}"
         instrumentation.finish_run("not-reproduced", detail)
     return outcome
 
