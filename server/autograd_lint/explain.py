@@ -47,6 +47,63 @@ def explain(finding: Finding, *, focus: Step | None = None) -> str:
     return "\n\n".join(parts)
 
 
+def hover_summary(finding: Finding, *, focus: Step | None = None, fix_title: str = "") -> str:
+    """The editor hover: what the client's own diagnostic hover does not show already.
+
+    VS Code (and most clients) show the diagnostic's message and its related information
+    (the evidence) above a language server's hover, in a box about 250 px high. So this
+    leads with one line of why and the fix (`fix_title`, the preferred quick fix, when
+    there is one), names the evidence step under the cursor when that is not the flagged
+    line, and puts the full story below a rule, where scrolling (or the rule page) finds it.
+    """
+    rule = RULES.get(finding.code)
+    head = f"**{finding.code}**" + (f" {rule.name}" if rule else "")
+    why = _why(finding)
+    lines = [f"{head} · {why}" if why else head]
+    if focus is not None and not focus.span.contains(
+        finding.span.start.line, finding.span.start.column
+    ):
+        where = f"line {finding.span.start.line}"
+        if focus.path and focus.path != finding.path and finding.path:
+            where += f" of `{os.path.basename(finding.path)}`"
+        lines.append(f"*This line:* {focus.message} (the finding is at {where})")
+    by_hand = _fix(finding)
+    fix = f"{fix_title} (Quick Fix)" if fix_title else by_hand
+    if fix:
+        lines.append(f"**Fix:** {fix[0].upper()}{fix[1:]}")
+    other_ways = f"**By hand:** {by_hand}" if fix_title and by_hand else ""
+    details = [p for p in (_story(finding), other_ways, _retain_graph_note(finding)) if p]
+    summary = "  \n".join(lines)
+    if not details:
+        return summary
+    return summary + "\n\n---\n\n" + "\n\n".join(details)
+
+
+def _why(finding: Finding) -> str:
+    """One line: the mechanism, in the user's names (the message says the rest)."""
+    built, freed = _first(finding, Role.BUILT), _first(finding, Role.FREED)
+    fails = _first(finding, Role.FAILS)
+    if finding.code == "AG001":
+        names = _names(finding.steps(Role.CARRIED) or finding.steps(Role.STORED))
+        freed_at = f", after the backward at {_where(freed, finding)} freed it" if freed else ""
+        if finding.kind == "hoisted-forward" or not names:
+            what = _named(built, "the graph")
+            return (
+                f"{what} is built once, before the loop, and every iteration reaches it{freed_at}."
+            )
+        verb = "carry" if " and " in names else "carries"
+        return f"{names} {verb} the previous iteration's graph into the next{freed_at}."
+    if finding.code == "AG002":
+        if finding.kind == "same-tensor":
+            return "the same graph is back-propagated twice in one step."
+        shared = _first(finding, Role.SHARED)
+        freed_at = f"the backward at {_where(freed, finding)}" if freed else "the first backward"
+        return f"{_named(shared, 'one value')} feeds both losses, and {freed_at} freed their shared graph."
+    if finding.code == "AG007" and fails is not None:
+        return f"the backward at {_where(fails, finding)} needs the tensor this changes."
+    return ""
+
+
 def _where(step: Step, finding: Finding) -> str:
     line = f"line {step.span.start.line}"
     if step.cell is not None and step.cell != finding.cell:  # another notebook cell
@@ -215,4 +272,24 @@ def _fix(finding: Finding) -> str:
             "add the losses and call `backward()` once, e.g. `(loss_a + loss_b).backward()`, "
             f"or pass `retain_graph=True` to the first `backward()` only.{detach}"
         )
-    return ""
+    return _RULE_FIXES.get((finding.code, finding.kind), "")
+
+
+# The advice of the other rules' shapes, for a finding that gets no rewrite.
+_RULE_FIXES = {
+    ("AG003", "running-total"): "add `loss.item()` (or `loss.detach()`) to the total.",
+    ("AG003", "container"): "store `.detach()`ed values (or `.item()` numbers).",
+    ("AG004", "retain-unneeded"): "remove `retain_graph=True`.",
+    ("AG004", "retain-carried"): "remove `retain_graph=True` and detach the carried state.",
+    ("AG005", "never-cleared"): "call `optimizer.zero_grad()` at the start of each step.",
+    ("AG005", "cleared-before-step"): "clear the gradients before the backward, or after the step.",
+    ("AG005", "other-optimizer"): "clear the optimizer that steps.",
+    ("AG006", "read"): "use `.detach()` (or `.item()` for a number).",
+    ("AG006", "write"): "write to the tensor itself under `with torch.no_grad():`.",
+    ("AG007", "saved-output"): "use the out-of-place op, or `.clone()` before the in-place one.",
+    ("AG007", "saved-input"): "use the out-of-place op, or `.clone()` before the in-place one.",
+    ("AG007", "optimizer-step"): (
+        "back-propagate before the step, or run the forward again after it "
+        "(detach what carries it across the step)."
+    ),
+}

@@ -58,7 +58,7 @@ async def test_evidence_in_the_imported_module_and_recheck_on_its_edit(client):
     # Hovering the line in models.py that keeps the graph tells train.py's story.
     hover = await models.hover(11, 10)
     assert hover is not None and "**AG001**" in hover.contents.value
-    assert "`self.state` keeps the graph on the object between calls** (here)" in (
+    assert "*This line:* `self.state` keeps the graph on the object between calls" in (
         hover.contents.value
     )
     models.edit(11, 0, 0, DETACH)

@@ -14,7 +14,7 @@ def _finding(text: str):
     return finding
 
 
-async def test_hover_on_the_flagged_backward_tells_the_story(client):
+async def test_hover_on_the_flagged_backward_leads_with_why_and_the_fix(client):
     text = SAMPLE.read_text(encoding="utf-8")
     finding = _finding(text)
     doc = Editor(client, client.workspace / "train.py", text)
@@ -24,16 +24,25 @@ async def test_hover_on_the_flagged_backward_tells_the_story(client):
     assert hover is not None
     assert hover.contents.kind == types.MarkupKind.Markdown
     story = hover.contents.value
+    summary, _, details = story.partition("\n\n---\n\n")
+    # The summary fits a small hover box: the rule, one line of why, the quick fix.
+    assert summary.startswith("**AG001**")
+    assert len(summary.splitlines()) == 2
+    assert "`hidden` carries the previous iteration's graph" in summary
+    assert "**Fix:** Detach `hidden` at the start of each iteration (Quick Fix)" in summary
+    # What the client's own diagnostic hover shows (the message, the evidence as related
+    # information) is not repeated.
+    assert finding.message not in story
+    assert not [step.message for step in finding.evidence if step.message in story]
+    # The full story is below the rule.
     carried = finding.steps(Role.CARRIED)[0]
-    assert "**AG001**" in story
-    assert "`hidden` still holds the autograd graph" in story
-    assert f"line {carried.span.start.line}" in story
-    fails = finding.steps(Role.FAILS)[0]
-    assert f"**fails, line {fails.span.start.line}: {fails.message}** (here)" in story
+    assert "`hidden` still holds the autograd graph" in details
+    assert f"line {carried.span.start.line}" in details
+    assert "`hidden = hidden.detach()`" in details and "Why not `retain_graph=True`?" in details
     assert hover.range.start == types.Position(line, column)
 
 
-async def test_hover_on_each_evidence_step_marks_that_step(client):
+async def test_hover_on_each_evidence_step_names_that_step(client):
     text = SAMPLE.read_text(encoding="utf-8")
     finding = _finding(text)
     doc = Editor(client, client.workspace / "train.py", text)
@@ -43,8 +52,25 @@ async def test_hover_on_each_evidence_step_marks_that_step(client):
             continue  # the backward itself: covered above
         hover = await doc.hover(step.span.start.line - 1, step.span.start.column)
         assert hover is not None, step
-        assert f"{step.message}** (here)" in hover.contents.value
+        summary = hover.contents.value.partition("\n\n---\n\n")[0]
+        wanted = f"*This line:* {step.message} (the finding is at line {finding.span.start.line})"
+        assert wanted in summary
         assert hover.range.start.line == step.span.start.line - 1
+
+
+async def test_gan_hover_leads_with_detaching_the_fake_batch(client):
+    # Summing the discriminator's and the generator's losses would train each on the
+    # other's objective: the first advice for a GAN's shared `fake` is to detach it.
+    gan = SAMPLES / "ag002_gan_fake_buggy.py"
+    text = gan.read_text(encoding="utf-8")
+    (finding,) = [f for f in analyze(text, str(gan)) if f.code == "AG002"]
+    doc = Editor(client, client.workspace / "gan.py", text)
+    await doc.diagnostics()
+    hover = await doc.hover(finding.span.start.line - 1, finding.span.start.column + 1)
+    summary = hover.contents.value.partition("\n\n---\n\n")[0]
+    fix_line = next(line for line in summary.splitlines() if line.startswith("**Fix:**"))
+    assert "`discriminator(fake.detach())`" in fix_line
+    assert "sum" not in fix_line.lower()
 
 
 async def test_no_hover_on_a_clean_backward_or_plain_code(client):

@@ -9,8 +9,13 @@
   gradient still flows through the clone.
 
 The tensor is the name the finding's evidence says was modified; anything else (an
-attribute, an element of a list, a view) gets no rewrite. An optimizer step changing
-saved weights is handled in `retain` (a carried graph) or not at all (see docs/fixes.md).
+attribute, an element of a list, a view) gets no rewrite.
+
+An optimizer step that changes weights a pending graph saved: for a carried graph see
+`retain`; within one step (a GAN's `d_fake = D(fake)` reused by the generator's loss after
+`d_opt.step()`), run that forward again right after the step, so the later loss uses the
+updated weights - what the generator should be trained against. Offered only when the
+analysis of the result is clean of the finding (and of any new error).
 """
 
 from __future__ import annotations
@@ -18,8 +23,9 @@ from __future__ import annotations
 import ast
 
 from ..analysis.model import Role
+from .common import names_bound, names_read
 from .context import Candidate, Context
-from .retain import retain_fixes
+from .retain import no_new_errors, retain_fixes
 
 # In-place tensor methods whose out-of-place twin (the name without "_") takes the same
 # arguments and returns what the in-place one leaves in the tensor.
@@ -39,7 +45,7 @@ _OPERATORS = {
 
 def inplace_fixes(ctx: Context) -> list[Candidate]:
     if ctx.finding.kind == "optimizer-step":
-        return retain_fixes(ctx)
+        return retain_fixes(ctx) or _forward_again_after_step(ctx)
     if ctx.finding.kind not in ("saved-output", "saved-input"):
         return []
     notes = [s for s in ctx.steps(Role.NOTE) if s.name]
@@ -114,3 +120,43 @@ def _out_of_place(ctx: Context, statement: ast.stmt, name: str) -> str | None:
 
 def _spans_lines(statement: ast.stmt) -> bool:
     return statement.end_lineno != statement.lineno
+
+
+def _forward_again_after_step(ctx: Context) -> list[Candidate]:
+    doc = ctx.doc
+    built, notes = ctx.steps(Role.BUILT), ctx.steps(Role.NOTE)
+    if not built or not notes:
+        return []
+    forward = ctx.call_at(built[-1].span)
+    binding = ctx.statement_for(built[-1].span)
+    step = ctx.statement_for(notes[-1].span)
+    if forward is None or not isinstance(binding, ast.Assign) or binding.value is not forward:
+        return []
+    if len(binding.targets) != 1 or not isinstance(binding.targets[0], ast.Name):
+        return []
+    name = binding.targets[0].id
+    try:
+        body = doc.block_of(binding)[2]
+    except LookupError:
+        return []
+    if not any(step is s for s in body) or body.index(step) < body.index(binding):
+        return []
+    between = body[body.index(binding) + 1 : body.index(step)]
+    after = body[body.index(step) + 1 :]
+    # The forward must mean the same thing after the step (its inputs not rebound), and
+    # something after the step must read what it gave.
+    if names_bound(between) & names_read([forward]) or name not in names_read(after):
+        return []
+    step_cst = doc.cst_statement(step)
+    if step_cst is None:
+        return []
+    plan = ctx.plan()
+    plan.insert_after(step_cst, f"{name} = {doc.text(forward)}\n")
+    fixed = plan.new_source()
+    from ..analysis import analyze
+
+    path = ctx.finding.path or "<string>"
+    if not no_new_errors(ctx, analyze(doc.source, path), analyze(fixed, path)):
+        return []
+    title = f"Run `{doc.text(forward)}` again after `{doc.text(step)}`: the later loss uses the updated weights"
+    return [ctx.candidate(title, fixed, True, "forward-again-after-step")]

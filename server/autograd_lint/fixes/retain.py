@@ -92,7 +92,7 @@ def _with_carried_fix(ctx: Context, dropped: str) -> str | None:
         if best is None:
             continue
         fixed = apply_fixes(dropped, [best])
-        if _no_new_errors(ctx, analyze(ctx.doc.source, path), analyze(fixed, path)):
+        if no_new_errors(ctx, analyze(ctx.doc.source, path), analyze(fixed, path)):
             return fixed
     return None
 
@@ -109,7 +109,7 @@ def _loop_lines(ctx: Context) -> tuple[int, int]:
     return outer.lineno, outer.end_lineno
 
 
-def _no_new_errors(ctx: Context, before, after) -> bool:
+def no_new_errors(ctx: Context, before, after) -> bool:
     """This finding is gone, and the fixed text has no error (or AG004) the original lacked."""
 
     def counted(findings) -> Counter:

@@ -162,7 +162,10 @@ async def hover(ls, params: types.HoverParams) -> types.Hover | None:
         return None
     kind = types.MarkupKind.Markdown if ls.markdown_hover else types.MarkupKind.PlainText
     return types.Hover(
-        contents=types.MarkupContent(kind=kind, value=hover_markdown(hits)),
+        contents=types.MarkupContent(
+            kind=kind,
+            value=hover_markdown(hits, document.source, {document.path, document.resolved_path}),
+        ),
         range=lines.range(hits[0][2]),
     )
 

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable
 
 from ..analysis.model import Finding, Position, Role, Span, Step
-from ..explain import explain
+from ..explain import hover_summary
+
+log = logging.getLogger(__name__)
 
 
 def findings_at(
@@ -40,8 +43,35 @@ def evidence_at(
     return hits
 
 
-def hover_markdown(hits: list[tuple[Finding, Step | None, Span]]) -> str:
-    return "\n\n---\n\n".join(explain(finding, focus=step) for finding, step, _ in hits)
+def hover_markdown(
+    hits: list[tuple[Finding, Step | None, Span]],
+    source: str | None = None,
+    paths: set[str] = frozenset(),
+) -> str:
+    """Each finding's hover summary. With the document's `source` (and the `paths` it is
+    known by), the fix line of its own findings is the preferred quick fix's title: what
+    the light bulb will do."""
+    return "\n\n---\n\n".join(
+        hover_summary(
+            finding,
+            focus=step,
+            fix_title=_preferred_fix_title(source, finding) if finding.path in paths else "",
+        )
+        for finding, step, _ in hits
+    )
+
+
+def _preferred_fix_title(source: str | None, finding: Finding) -> str:
+    if source is None or finding.cell is not None:
+        return ""
+    try:
+        from ..fixes import fixes_for  # libcst loads with the first hover that needs it
+
+        fixes = fixes_for(source, finding)
+    except Exception:  # noqa: BLE001 - the hover still explains without a fix title
+        log.exception("no fix title for the hover of %s", finding.code)
+        return ""
+    return next((f.title for f in fixes if f.preferred), "")
 
 
 def _step_at(finding: Finding, position: Position) -> Step | None:
