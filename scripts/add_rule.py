@@ -10,7 +10,7 @@ The new rule's INVALID example is marked `# expect: AG008` on purpose: the suite
 red until a check reports it. The check itself goes in `analysis/` (a module in
 `analysis/checks/` registered in `run_checks`, or the interpreter's reporter) and makes
 its findings with `checks.scopes.finding(CODE, message, ...)`, which takes the severity
-from the rule module.
+from the rule module; its message texts belong in the module's `MESSAGES`.
 """
 
 from __future__ import annotations
@@ -55,6 +55,12 @@ RULE = Rule(
     title={title_text},
     what={what_text},{confirmable}
 )
+
+# What its findings say, by kind: the check asks for them with
+# `analysis.report.rule_message({code_text}, kind, **fields)` and fills the named fields.
+MESSAGES = {{
+    "TODO-kind": "TODO: what a finding says, e.g. `{{name}}` is ...",
+}}
 
 # Code the rule must leave alone (the tests analyse each; none may have a finding).
 VALID = [

@@ -15,7 +15,14 @@ import ast
 from dataclasses import dataclass, field
 
 from .model import Role
-from .report import RawFinding, RawStep, call_text, names_read_before_written, source_of
+from .report import (
+    RawFinding,
+    RawStep,
+    call_text,
+    names_read_before_written,
+    rule_message,
+    source_of,
+)
 from .values import CONTAINER, LoopPass, Site
 
 
@@ -157,13 +164,11 @@ class LifetimeTracker:
                 acc.name,
             ),
         ]
-        message = (
-            f"`{acc.name}` {how} autograd history across iterations: every iteration's graph "
-            f"stays alive and it grows each step (memory and time); {fix}"
-        )
+        kind = "container" if acc.is_container else "running-total"
+        message = rule_message("AG003", kind, name=acc.name, how=how, fix=fix)
         return RawFinding(
             "AG003",
-            "container" if acc.is_container else "running-total",
+            kind,
             message,
             [],
             acc.site,
@@ -188,12 +193,7 @@ class LifetimeTracker:
                 Role.FAILS,
             ),
         ]
-        message = (
-            "`retain_graph=True` in a loop whose graph the next iteration reaches: it hides "
-            "the carried-graph error (AG001) while every step back-propagates through all "
-            "earlier iterations, so each step is slower than the last; detach the carried "
-            "state instead"
-        )
+        message = rule_message("AG004", "retain-carried")
         return RawFinding("AG004", "retain-carried", message, [], site, steps)
 
     @staticmethod
@@ -206,10 +206,7 @@ class LifetimeTracker:
                 Role.FAILS,
             )
         ]
-        message = (
-            "`retain_graph=True` that no later backward needs: the step's graph is kept alive "
-            "for nothing; remove it (keep it only on the first of two passes over one graph)"
-        )
+        message = rule_message("AG004", "retain-unneeded")
         return RawFinding("AG004", "retain-unneeded", message, [], record.site, steps)
 
 

@@ -56,6 +56,13 @@ class RawFinding:
         return (self.code, id(self.site.node))
 
 
+def rule_message(code: str, key: str, **fields: str) -> str:
+    """The message text, which the rule's module holds (`MESSAGES`), with `fields` filled in."""
+    from ..rules import message  # late: the rule registry imports the analysis package
+
+    return message(code, key, **fields)
+
+
 def source_of(site: Site) -> str:
     """Short source text of a node, for messages."""
     try:
@@ -216,18 +223,10 @@ class Reporter:
         names = ", ".join(f"`{name}`" for name, *_ in carriers) or "a value"
         plural = len(carriers) > 1
         if hoisted:
-            message = (
-                "backward through a graph built once before the loop: "
-                f"{names} (line {{0}}) {'are' if plural else 'is'} reused in every iteration, but the first "
-                "backward already freed its saved tensors"
-            )
+            message = rule_message("AG001", "hoisted", names=names, are="are" if plural else "is")
         else:
-            message = (
-                f"backward through a graph from an earlier iteration: {names} "
-                f"{'carry' if plural else 'carries'} the "
-                "graph built at line {0} into the next iteration, after the backward at "
-                "line {1} freed it"
-            )
+            carry = "carry" if plural else "carries"
+            message = rule_message("AG001", "carried", names=names, carry=carry)
         sites = [carriers[0][1] if hoisted and carriers else built, freed.site]
         return RawFinding(
             "AG001",
@@ -309,17 +308,11 @@ class Reporter:
         )
         if same:
             kind = "same-tensor"
-            message = (
-                "second backward through the same graph: the backward at line {0} already "
-                "freed its saved tensors"
-            )
+            message = rule_message("AG002", kind)
         else:
             kind = "shared-graph"
             via = f"`{shared_name}`" if shared_name else "the graph built at line {1}"
-            message = (
-                f"second backward through a graph already freed: the backward at line {{0}} "
-                f"freed the saved tensors of {via}, which this loss also uses"
-            )
+            message = rule_message("AG002", kind, via=via)
         return RawFinding(
             "AG002",
             kind,

@@ -82,6 +82,11 @@ def rule(code: str) -> Rule:
     return RULES[code]
 
 
+def message(code: str, key: str, **fields: str) -> str:
+    """The text of `code`'s message `key` (its module's `MESSAGES`), `fields` filled in."""
+    return RULE_MODULES[code].MESSAGES[key].format(**fields)
+
+
 def severity_of(code: str, kind: str = "") -> Severity:
     """The severity a finding of `code` (and `kind`) is reported with, before settings.
 

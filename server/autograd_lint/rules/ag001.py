@@ -51,6 +51,16 @@ RULE = Rule(
     kind_severity={"notebook-rerun": Severity.WARNING},
 )
 
+# What its findings say. The analysis fills the named fields; {{0}}, {{1}} become the
+# lines the finding points at when it is rendered.
+MESSAGES = {
+    "carried": "backward through a graph from an earlier iteration: {names} {carry} the "
+    "graph built at line {{0}} into the next iteration, after the backward at line {{1}} "
+    "freed it",
+    "hoisted": "backward through a graph built once before the loop: {names} (line {{0}}) "
+    "{are} reused in every iteration, but the first backward already freed its saved tensors",
+}
+
 VALID = [
     # The state is detached where it enters the next iteration.
     """

@@ -37,6 +37,15 @@ RULE = Rule(
     confirmable=True,
 )
 
+# What its findings say. The analysis fills the named fields; {{0}}, {{1}} become the
+# lines the finding points at when it is rendered.
+MESSAGES = {
+    "same-tensor": "second backward through the same graph: the backward at line {{0}} "
+    "already freed its saved tensors",
+    "shared-graph": "second backward through a graph already freed: the backward at line "
+    "{{0}} freed the saved tensors of {via}, which this loss also uses",
+}
+
 VALID = [
     # retain_graph=True on the first of two passes over one graph.
     """

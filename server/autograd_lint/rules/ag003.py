@@ -40,6 +40,13 @@ RULE = Rule(
     what="`total += loss`, `outputs.append(logits)`: every step's graph kept alive",
 )
 
+# What its findings say; the analysis fills the named fields.
+MESSAGES = {
+    kind: "`{name}` {how} autograd history across iterations: every iteration's graph stays "
+    "alive and it grows each step (memory and time); {fix}"
+    for kind in ("container", "running-total")
+}
+
 VALID = [
     """
 import torch

@@ -37,6 +37,17 @@ RULE = Rule(
     what="`retain_graph=True` hiding a carried graph, or needed by no later backward",
 )
 
+# What its findings say.
+MESSAGES = {
+    "retain-carried": "`retain_graph=True` in a loop whose graph the next iteration reaches: "
+    "it hides the carried-graph error (AG001) while every step back-propagates through all "
+    "earlier iterations, so each step is slower than the last; detach the carried state "
+    "instead",
+    "retain-unneeded": "`retain_graph=True` that no later backward needs: the step's graph "
+    "is kept alive for nothing; remove it (keep it only on the first of two passes over one "
+    "graph)",
+}
+
 VALID = [
     """
 import torch
