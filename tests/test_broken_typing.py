@@ -132,3 +132,20 @@ def test_random_edits_that_break_and_mend_code_equal_a_fresh_analysis(seed):
         assert as_tuples(analyze(text, "train.py", cache=cache)) == as_tuples(
             analyze(text, "train.py")
         )
+
+
+def test_a_keystroke_in_a_block_that_stays_broken_analyses_nothing_again():
+    cache = AnalysisCache()
+    lines = project(6)
+    versions = list(typed_versions(lines, "def train_2(model, batches, optimizer):", "loss ="))
+    analyze(versions[25][1], "train.py", cache=cache)
+    before = dict(cache.stats)
+    findings = analyze(versions[26][1], "train.py", cache=cache)
+    assert cache.stats["analyses_reused"] == before["analyses_reused"] + 1
+    assert cache.stats["roots_run"] == before["roots_run"]
+    assert as_tuples(findings) == as_tuples(analyze(versions[26][1], "train.py"))
+    # a line added above moves every block below: their findings are rendered again
+    shifted = "# header\n" + versions[27][1]
+    moved = analyze(shifted, "train.py", cache=cache)
+    assert cache.stats["analyses_reused"] == before["analyses_reused"] + 1
+    assert as_tuples(moved) == as_tuples(analyze(shifted, "train.py"))

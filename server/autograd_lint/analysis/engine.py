@@ -43,7 +43,25 @@ class AnalysisCache:
         self.checks: dict = {}  # run_checks' per-scope results
         self.definitions: dict = {}  # Program's per-block definitions
         self.memo = ParseMemo()
-        self.stats = {"blocks_parsed": 0, "roots_run": 0, "roots_reused": 0}
+        self.stats = {"blocks_parsed": 0, "roots_run": 0, "roots_reused": 0, "analyses_reused": 0}
+        self.last_analysis: tuple | None = None  # (what it analysed, its findings)
+
+    def _analysed(self, blocks: list[Block], program) -> tuple:
+        imports = program.imports_key if program is not None else None
+        return imports, tuple((block, block.start) for block in blocks if block.error is None)
+
+    def unchanged_findings(self, blocks: list[Block], program) -> list[Finding] | None:
+        """The last analysis's findings (AG000s aside) when the blocks that parse are the
+        very objects it analysed, at the same lines, and the imports resolve the same:
+        a keystroke in a block that stays broken changes nothing else to analyse."""
+        last = self.last_analysis
+        if last is None or last[0] != self._analysed(blocks, program):
+            return None
+        self.stats["analyses_reused"] += 1
+        return last[1]
+
+    def keep_findings(self, blocks: list[Block], program, findings: list[Finding]) -> None:
+        self.last_analysis = (self._analysed(blocks, program), findings)
 
     def update_blocks(self, source: str, lines: list[str], path: str) -> list[Block]:
         old = self.lines
@@ -158,10 +176,15 @@ def analyze(
     findings = [syntax_finding(block, path) for block in blocks if block.error is not None]
     if cut_off:
         findings.append(stopped_notice(len(lines) - 1, cut_off, path))
+    notices = len(findings)
+    program = None
     if is_relevant(source):
-        for raw in analyze_blocks(
-            blocks, cache, Program(blocks, path, resolver, cache.definitions if cache else None)
-        ):
+        program = Program(blocks, path, resolver, cache.definitions if cache else None)
+    reused = cache.unchanged_findings(blocks, program) if cache is not None else None
+    if reused is not None:
+        return sorted([*findings, *reused], key=Finding.sort_key)
+    if program is not None:
+        for raw in analyze_blocks(blocks, cache, program):
             if raw.site.block.path is None:  # a backward in another file is that file's
                 findings.append(render(raw, path))
     try:
@@ -178,6 +201,8 @@ def analyze(
     crashing = {s.span.start for f in findings if f.code == "AG007" for s in f.steps(Role.FAILS)}
     findings = [f for f in findings if f.code != "AG004" or f.span.start not in crashing]
     findings.extend(checked)
+    if cache is not None:
+        cache.keep_findings(blocks, program, findings[notices:])  # AG000s come first
     findings.sort(key=Finding.sort_key)
     return findings
 
