@@ -1,13 +1,16 @@
 """The rule registry is the one source of each rule's severity and confirmability."""
 
+import io
 import json
 import subprocess
 import sys
+from contextlib import redirect_stdout
 from pathlib import Path
 
 import pytest
 from autograd_lint.analysis import analyze
 from autograd_lint.checker import check_path
+from autograd_lint.cli import main
 from autograd_lint.config import Settings
 from autograd_lint.lsp import confirm as lsp_confirm
 from autograd_lint.notebook.check import check_notebook
@@ -75,3 +78,12 @@ def test_confirmable_means_the_invalid_examples_raise_under_torch():
         confirmable = any(RULES[marked].confirmable for _, marked in marks(source))
         raised = (result["error"] or "").startswith("RuntimeError")
         assert raised == confirmable, (code, result, source)
+
+
+def test_rules_command_lists_what_the_server_sends():
+    out = io.StringIO()
+    with redirect_stdout(out):
+        assert main(["rules", "--format", "json"]) == 0
+    listed = json.loads(out.getvalue())
+    assert listed == [rule.to_json() for rule in RULES.values()]
+    assert {r["code"] for r in listed if r["confirmable"]} == CONFIRMABLE

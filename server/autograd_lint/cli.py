@@ -311,16 +311,8 @@ def _add_rules(commands) -> None:
 
 def run_rules(args: argparse.Namespace) -> int:
     if args.format == "json":
-        listing = [
-            {
-                "code": r.code,
-                "name": r.name,
-                "severity": r.severity.value,
-                "summary": r.summary,
-                "docs": r.docs_url,
-            }
-            for r in RULES.values()
-        ]
+        # The same description the language server gives a client in `initialize`.
+        listing = [r.to_json() for r in RULES.values()]
         _write(json.dumps(listing, indent=2) + "\n")
         return EXIT_CLEAN
     name_width = max((len(r.name) for r in RULES.values()), default=0)
