@@ -24,7 +24,8 @@ from autograd_lint.workspace import Workspace
 
 
 @pytest.fixture(autouse=True)
-def fresh_answers():
+def fresh_answers(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "user-cache"))
     environment.forget_interpreters()
     yield
     environment.forget_interpreters()
@@ -76,6 +77,28 @@ def test_an_answer_is_cached_per_interpreter_until_it_changes(tmp_path, monkeypa
     stamp = python.stat().st_mtime_ns + 10**9
     os.utime(python, ns=(stamp, stamp))
     assert query_interpreter(python).sys_path == (str(second),)
+    assert len(runs) == 2
+
+
+def test_a_later_process_reads_the_answer_from_disk_until_a_path_folder_changes(
+    tmp_path, monkeypatch
+):
+    site = tmp_path / "site"
+    site.mkdir()
+    python = answering(tmp_path, [site])
+    runs = []
+    real_run = subprocess.run
+    monkeypatch.setattr(subprocess, "run", lambda *a, **k: runs.append(a) or real_run(*a, **k))
+    assert query_interpreter(python).sys_path == (str(site),)
+    environment.forget_interpreters()  # as a new process would start
+    assert query_interpreter(python).sys_path == (str(site),)
+    assert len(runs) == 1
+    # An install adds a .pth file to site-packages: the folder changed, ask again.
+    (site / "editable.pth").write_text("/somewhere\n")
+    stamp = site.stat().st_mtime_ns + 10**9
+    os.utime(site, ns=(stamp, stamp))
+    environment.forget_interpreters()
+    assert query_interpreter(python).sys_path == (str(site),)
     assert len(runs) == 2
 
 

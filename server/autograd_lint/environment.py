@@ -6,7 +6,9 @@ another), in the language server the editor's (its `python` setting, else the
 interpreter the editor reports). That interpreter is asked for its `sys.path` once,
 by running it with `-c` and a fixed probe (never the user's code), with a timeout; the
 answer is cached per interpreter, keyed by its path and modification time (and its
-venv's pyvenv.cfg), so recreating a venv at the same path is noticed. An interpreter
+venv's pyvenv.cfg), so recreating a venv at the same path is noticed; in memory, and on
+disk (the user's cache folder) while every folder of the answer keeps its modification
+time, so an install that adds a .pth file is noticed too. An interpreter
 that does not exist, hangs or prints nonsense gives an empty path and a logged warning,
 never an exception.
 
@@ -21,6 +23,7 @@ cached, so a lookup costs a few dictionary reads after the first.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import os
@@ -101,13 +104,69 @@ def query_interpreter(
         return _failed(path, "no such interpreter")
     with _answers_lock:
         cached = _answers.get(key)
+    if cached is None:
+        cached = _read_answer(key)
     if cached is not None:
+        with _answers_lock:
+            _answers[key] = cached
         return cached
     info = _run_probe(path, timeout)
     if info.error is None:  # a failure is not remembered: the next open may find it fixed
         with _answers_lock:
             _answers[key] = info
+        _write_answer(key, info)
     return info
+
+
+# -- answers kept on disk: a CLI run asks no interpreter the previous run asked ---------
+
+
+def _answer_file(key: tuple) -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    name = hashlib.sha256(repr(key).encode()).hexdigest()[:32]
+    return Path(base, "autograd-lint", "interpreters", f"{name}.json")
+
+
+def _stamp(folder: str) -> int | None:
+    try:
+        return os.stat(folder).st_mtime_ns
+    except OSError:
+        return None
+
+
+def _read_answer(key: tuple) -> InterpreterInfo | None:
+    """The answer a previous process wrote, while every sys.path folder has the same
+    modification time (a .pth file added by an install changes its folder's)."""
+    try:
+        data = json.loads(_answer_file(key).read_text(encoding="utf-8"))
+        if data["key"] != json.loads(json.dumps(list(key))):
+            return None
+        if any(_stamp(folder) != stamp for folder, stamp in data["stamps"].items()):
+            return None
+        return InterpreterInfo(
+            data["python"], tuple(data["sys_path"]), tuple(data["version"]), data["executable"]
+        )
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def _write_answer(key: tuple, info: InterpreterInfo) -> None:
+    data = {
+        "key": list(key),
+        "python": info.python,
+        "sys_path": list(info.sys_path),
+        "version": list(info.version),
+        "executable": info.executable,
+        "stamps": {folder: _stamp(folder) for folder in info.sys_path},
+    }
+    target = _answer_file(key)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        partial = target.with_suffix(f".{os.getpid()}.tmp")
+        partial.write_text(json.dumps(data), encoding="utf-8")
+        os.replace(partial, target)
+    except OSError as exc:  # a read-only home: the next run asks again
+        log.info("interpreter answer not cached (%s)", exc)
 
 
 def forget_interpreters() -> None:
