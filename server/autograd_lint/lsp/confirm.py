@@ -23,12 +23,16 @@ from lsprotocol import types
 from ..analysis.model import Finding, Span
 from ..fixes.lsp_actions import wanted_kind
 from ..rules import CONFIRMABLE  # the same codes as the command line's --confirm
-from ..runtime.runner import confirm_async
+from ..runtime.discovery import runtime_findings, training_loops, without_duplicates
+from ..runtime.runner import GROWTH_CODES, confirm_async, verdict_for
 from ..runtime.verdict import RuntimeOptions, RuntimeVerdict, format_verdict, refusal
-from .convert import SOURCE, LineIndex
+from .convert import SOURCE, LineIndex, to_diagnostic
 from .documents import Document
 
 CONFIRM_COMMAND = "autograd-lint.confirm"
+DISCOVER_TITLE = "Run at runtime: find failing backwards"
+# The findings a run answers: those it can stop (CONFIRMABLE) and growth it measures.
+RUN_CODES = CONFIRMABLE | GROWTH_CODES
 CREATE_PROGRESS_TIMEOUT_SECONDS = 5.0
 
 
@@ -57,6 +61,9 @@ class Confirmations:
     def __init__(self, server):
         self.server = server
         self._verdicts: dict[str, dict[tuple, RuntimeVerdict]] = {}
+        # Failing backwards only a run found, per document: (finding, verdict, line texts);
+        # shown until one of the lines they point at changes.
+        self._found: dict[str, list[tuple[Finding, RuntimeVerdict, tuple]]] = {}
         self._running: dict[str, asyncio.Task] = {}
         self._enabled = self._enabled_scopes()
 
@@ -72,13 +79,26 @@ class Confirmations:
         """The diagnostics (one per finding, in order) with their verdicts; verdicts whose
         finding is gone are forgotten."""
         stored = self._verdicts.get(document.uri)
-        if not stored:
+        if stored:
+            keys = [verdict_key(finding, lines) for finding in findings]
+            self._verdicts[document.uri] = {key: stored[key] for key in keys if key in stored}
+            diagnostics = [
+                diagnostic if key not in stored else with_verdict(diagnostic, stored[key])
+                for key, diagnostic in zip(keys, diagnostics, strict=True)
+            ]
+        found = [f for f in self._found.get(document.uri, []) if lines.texts(f[0]) == f[2]]
+        if not found:
+            self._found.pop(document.uri, None)
             return diagnostics
-        keys = [verdict_key(finding, lines) for finding in findings]
-        self._verdicts[document.uri] = {key: stored[key] for key in keys if key in stored}
-        return [
-            diagnostic if key not in stored else with_verdict(diagnostic, stored[key])
-            for key, diagnostic in zip(keys, diagnostics, strict=True)
+        self._found[document.uri] = found
+        related = self.server.related_information
+        # index -1: no finding of the analysis's list, so no quick fix is looked up for it.
+        return diagnostics + [
+            with_verdict(
+                to_diagnostic(finding, -1, lines, document.uri, related_information=related),
+                verdict,
+            )
+            for finding, verdict, _ in found
         ]
 
     def record(self, uri: str, key: tuple, verdict: RuntimeVerdict) -> None:
@@ -135,6 +155,7 @@ class Confirmations:
             device=runtime.device,
             max_steps=runtime.max_steps,
             timeout_seconds=runtime.timeout_seconds,
+            discover=True,
         )
 
     async def run_command(self, *arguments) -> dict:
@@ -151,9 +172,14 @@ class Confirmations:
             return self._no(f"{uri} is not an open Python document", "no finding")
         await ls.settings_loaded.wait()
         ls.analyse(document)
-        findings = _matching(document.findings, request)
-        if not findings:
-            return self._no("no finding to confirm there", "no finding")
+        if request.get("discover"):  # a training loop's lens: run it, findings or not
+            findings = [f for f in document.findings if f.code in RUN_CODES]
+            if not training_loops(document.source) and not findings:
+                return self._no("no training loop to run in this file", "no finding")
+        else:
+            findings = _matching(document.findings, request)
+            if not findings:
+                return self._no("no finding to confirm there", "no finding")
         problem = _not_runnable(document)
         if problem is not None:
             return self._no(problem, "not runnable")
@@ -161,7 +187,7 @@ class Confirmations:
             return self._no("a runtime confirmation of this file is still running", "busy")
         lines = document.line_index(ls.encoding)
         keys = [verdict_key(finding, lines) for finding in findings]
-        task = asyncio.ensure_future(self._run(document, findings))
+        task = asyncio.ensure_future(self._run(document, findings, request.get("discover")))
         self._running[uri] = task
         try:
             await asyncio.wait({task})
@@ -173,29 +199,42 @@ class Confirmations:
         if task.cancelled():  # from the progress's cancel button
             return self._no("runtime confirmation cancelled", "cancelled", level="info")
         try:
-            verdicts = task.result()
+            run = task.result()
         except Exception as error:  # the runner itself failed: say so rather than crash
             ls.log(f"runtime confirmation of {document.path} failed: {error!r}", "error")
             return self._no(f"runtime check failed: {error}", "error")
+        verdicts = [verdict_for(finding, run) for finding in findings]
         for key, verdict in zip(keys, verdicts, strict=True):
             if verdict.status != "error":
                 self.record(uri, key, verdict)
+        found = without_duplicates(
+            runtime_findings(document.path, document.source, run, document.findings)
+        )
+        self._found[uri] = [(f, v, lines.texts(f)) for f, v in found]
         self._republish(document)
-        first = verdicts[0]
-        summary = f"{findings[0].code}: {format_verdict(first)}"
+        first = found[0][1] if found else verdicts[0] if verdicts else run
+        code = found[0][0].code if found else findings[0].code if findings else "run"
+        summary = f"{code}: {format_verdict(first)}"
+        if len(found) > 1:
+            summary += f" (and {len(found) - 1} more found at runtime)"
+        verdicts = verdicts + [v for _, v in found]
         if first.status == "error":
             ls.log(f"runtime confirmation of {document.path}: {first.stderr[-2000:]}", "messages")
             return self._no(summary, "error", verdicts=[v.to_json() for v in verdicts])
         self._tell(types.MessageType.Info, f"autograd-lint {summary}")
         return _result(True, summary, verdicts=[v.to_json() for v in verdicts])
 
-    async def _run(self, document: Document, findings: list[Finding]) -> list[RuntimeVerdict]:
+    async def _run(self, document: Document, findings: list[Finding], discover) -> RuntimeVerdict:
+        """One run of the file, every loop counted and failing backwards skipped, so that
+        it answers each finding and finds what no finding predicted."""
         options = self.options(document.uri)
-        title = f"autograd-lint: confirming {findings[0].code} at runtime"
+        what = "running the training loop" if discover else f"confirming {findings[0].code}"
+        title = f"autograd-lint: {what} at runtime"
         async with _Progress(self.server, title, options.max_steps) as progress:
-            return await confirm_async(
-                Path(document.path), findings, options, on_event=progress.on_event
+            (run,) = await confirm_async(
+                Path(document.path), [], options, on_event=progress.on_event
             )
+            return run
 
     def _no(self, text: str, reason: str, level: str = "warning", **extra) -> dict:
         kind = types.MessageType.Info if level == "info" else types.MessageType.Warning
@@ -250,6 +289,12 @@ class Confirmations:
                     command=_command(finding.code, document.uri, lines.range(finding.span)),
                 )
             )
+        # A training loop no finding names: a run may still find what the analysis cannot.
+        for line in training_loops(document.source):
+            if any(anchor == line for anchor, _ in seen):
+                continue
+            anchor = lines.range(Span.of(line, 0, line, 0))
+            lenses.append(types.CodeLens(range=anchor, command=_discover_command(document.uri)))
         return lenses or None
 
 
@@ -264,6 +309,12 @@ def _command(code: str, uri: str, where: types.Range) -> types.Command:
     }
     return types.Command(
         title=f"Confirm {code} at runtime", command=CONFIRM_COMMAND, arguments=[target]
+    )
+
+
+def _discover_command(uri: str) -> types.Command:
+    return types.Command(
+        title=DISCOVER_TITLE, command=CONFIRM_COMMAND, arguments=[{"uri": uri, "discover": True}]
     )
 
 

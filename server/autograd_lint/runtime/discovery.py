@@ -10,6 +10,7 @@ failing backward out to its loop. No torch here: the run's report is plain data.
 
 from __future__ import annotations
 
+import ast
 from dataclasses import replace
 
 from ..analysis.model import Finding, Role, Span, Step
@@ -162,3 +163,38 @@ def without_duplicates(found: list[tuple[Finding, RuntimeVerdict]]):
             seen.add(key)
             out.append((finding, replace(verdict)))
     return out
+
+
+_BACKWARD_NAMES = frozenset({"backward", "grad"})
+
+
+def _calls_backward(node: ast.AST) -> bool:
+    for inner in ast.walk(node):
+        func = inner.func if isinstance(inner, ast.Call) else None
+        if isinstance(func, ast.Attribute) and func.attr in _BACKWARD_NAMES:
+            return True
+    return False
+
+
+def training_loops(source: str) -> list[int]:
+    """Where an editor offers a run: the first line of each outermost loop whose body calls
+    `backward()` (or `autograd.grad`), and of each `training_step` method."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return []
+    found: list[int] = []
+
+    def visit(node: ast.AST) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.For, ast.AsyncFor, ast.While)) and _calls_backward(child):
+                found.append(child.lineno)  # nested loops inside it share its lens
+                continue
+            functions = (ast.FunctionDef, ast.AsyncFunctionDef)
+            if isinstance(child, functions) and child.name == "training_step":
+                found.append(child.lineno)
+                continue
+            visit(child)
+
+    visit(tree)
+    return sorted(found)
