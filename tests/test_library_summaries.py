@@ -258,3 +258,18 @@ def test_the_walk_is_bounded(tmp_path):
     assert kept(summary_of(source)) == {"h": "input"}  # recursion is cut, not looped
     assert not summary_of(source, max_depth=0).complete
     assert not summary_of(source, max_nodes=5).complete
+
+
+def test_a_project_reaches_the_summaries_of_its_interpreters_libraries(tmp_path, monkeypatch):
+    from autograd_lint.workspace import Workspace
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "user-cache"))
+
+    python = fake_site(tmp_path, EVOLVING)
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "pyproject.toml").write_text("")
+    workspace = Workspace(project, python=str(python))
+    state = workspace.library_summaries.class_state("evolving.EvolveLike")
+    assert kept(state) == {"weight": "module"}
+    assert list((tmp_path / "user-cache").rglob("evolving.EvolveLike.json"))

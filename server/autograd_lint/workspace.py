@@ -11,6 +11,7 @@ library summaries and models.
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 from pathlib import Path
@@ -19,6 +20,7 @@ from .analysis.modules import ModuleSummary, summarize
 from .checker import SKIPPED_DIRS, read_python_file
 from .config import DEFAULT_MAX_FILE_SIZE, find_project_root
 from .environment import Environment
+from .library_summaries import LibrarySummaries
 
 log = logging.getLogger(__name__)
 
@@ -96,6 +98,11 @@ class Workspace:
         a C extension)."""
         path = self.environment.resolve_module_file(module)
         return None if path is None or self.contains(path) else path
+
+    @functools.cached_property
+    def library_summaries(self) -> LibrarySummaries:
+        """Summaries of the user's installed library classes (library_summaries.py)."""
+        return LibrarySummaries(self.environment)
 
     def _not_followed(self, path: Path, from_path: str) -> None:
         try:
