@@ -16,7 +16,12 @@ skipped so the run goes on, up to --max-steps backward calls). Printed per case:
 - `first s`: from starting the run to the harness's report of the first failing backward,
   minus the median `python -c "import torch"` time measured just before (target: 2 s);
 - `run s`: to the end of the run (the harness goes on to --max-steps calls after it),
-  minus the same import time.
+  minus the same import time;
+- `cpu s`: the run's CPU time (user + system, the harness and what it started) minus that
+  of `python -c "import torch"`: what the run costs, less disturbed than wall-clock time
+  by other work on a shared machine;
+- `plain cpu s`: the same for `python case.py` alone, to its own crash: what the script's
+  own start-up (libraries, an optimizer's first import of torch._dynamo) costs anyway.
 
 Times are wall-clock, so `--warm` (torch imported once) prints none; on a shared machine
 run it when the load is low.
@@ -26,6 +31,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -50,13 +57,35 @@ def marked_lines(path: Path) -> set[int]:
     return {number for number, text in enumerate(lines, 1) if text.rstrip().endswith(FAILS_MARK)}
 
 
-def import_time(python: str, repeat: int = 3) -> float:
-    times = []
+def children_cpu_s() -> float:
+    """CPU seconds of the waited-for child processes so far (user + system)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def import_time(python: str, repeat: int = 3) -> tuple[float, float]:
+    """Median wall and CPU seconds of `python -c "import torch"`."""
+    walls, cpus = [], []
     for _ in range(repeat):
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), children_cpu_s()
         subprocess.run([python, "-c", "import torch"], check=True)
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+        walls.append(time.perf_counter() - start)
+        cpus.append(children_cpu_s() - cpu)
+    return statistics.median(walls), statistics.median(cpus)
+
+
+def plain_cpu_s(python: str, path: Path) -> float:
+    """CPU seconds of `python script.py` alone, to its own crash (or end), CPU only."""
+    cpu = children_cpu_s()
+    subprocess.run(
+        [python, str(path)],
+        cwd=path.parent,
+        env={**os.environ, "CUDA_VISIBLE_DEVICES": ""},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        timeout=300,
+    )
+    return children_cpu_s() - cpu
 
 
 def run_case(case: dict, options: RuntimeOptions) -> dict:
@@ -68,9 +97,10 @@ def run_case(case: dict, options: RuntimeOptions) -> dict:
     def on_event(event: dict) -> None:
         marks.setdefault(event.get("event"), time.perf_counter())
 
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), children_cpu_s()
     run = run_harness(path, wanted, options, on_event=on_event)
     run_s = time.perf_counter() - start
+    run_cpu_s = children_cpu_s() - cpu
     confirmed = [(f, verdict_for(f, run)) for f in wanted]
     confirmed = [(f, v) for f, v in confirmed if v.status == "confirmed"]
     found_only = runtime_findings(str(path), path.read_text(encoding="utf-8"), run, static)
@@ -92,6 +122,7 @@ def run_case(case: dict, options: RuntimeOptions) -> dict:
         "backward_calls": run.backward_calls,
         "first_failure_s": marks["failure"] - start if "failure" in marks else None,
         "run_s": run_s,
+        "run_cpu_s": run_cpu_s,
         "detail": run.detail[:160],
     }
 
@@ -103,6 +134,9 @@ def main(argv=None) -> int:
     parser.add_argument("--python", default=sys.executable)
     parser.add_argument("--only", nargs="*", help="prefixes of case ids to keep")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument(
+        "--no-plain", action="store_true", help="do not also run each crash case plainly"
+    )
     args = parser.parse_args(argv)
 
     cases = json.loads((YARDSTICK / "manifest.json").read_text())
@@ -118,7 +152,7 @@ def main(argv=None) -> int:
     options = RuntimeOptions(
         python=python, device="cpu", max_steps=args.max_steps, timeout_seconds=120, discover=True
     )
-    baseline = None if warm else import_time(args.python)
+    baseline, baseline_cpu = (None, None) if warm else import_time(args.python)
     rows = []
     try:
         for case in cases:
@@ -127,12 +161,18 @@ def main(argv=None) -> int:
                 if row["first_failure_s"] is not None:
                     row["first_over_s"] = row["first_failure_s"] - baseline
                 row["run_over_s"] = row["run_s"] - baseline
+                row["run_cpu_over_s"] = row["run_cpu_s"] - baseline_cpu
+                if case["kind"] == "crash" and not args.no_plain:
+                    plain = plain_cpu_s(args.python, YARDSTICK / case["runnable"])
+                    row["plain_cpu_over_s"] = plain - baseline_cpu
             rows.append(row)
             if not args.json:
                 first = row.get("first_over_s")
                 times = (
                     f"{first if first is not None else float('nan'):6.2f} "
-                    f"{row.get('run_over_s', float('nan')):6.2f}"
+                    f"{row.get('run_over_s', float('nan')):6.2f} "
+                    f"{row.get('run_cpu_over_s', float('nan')):6.2f} "
+                    f"{row.get('plain_cpu_over_s', float('nan')):6.2f}"
                 )
                 found = ",".join(row["confirmed"] + [f"+{r}" for r in row["runtime_only"]])
                 print(
@@ -146,6 +186,8 @@ def main(argv=None) -> int:
     crashes = [r for r in rows if r["kind"] == "crash"]
     correct = [r for r in rows if r["kind"] == "correct"]
     firsts = [r["first_over_s"] for r in crashes if r.get("first_over_s") is not None]
+    cpus = [r["run_cpu_over_s"] for r in crashes if r.get("run_cpu_over_s") is not None]
+    plains = [r["plain_cpu_over_s"] for r in crashes if "plain_cpu_over_s" in r]
     summary = {
         "crash_cases": len(crashes),
         "crashes_found": sum(r["ok"] for r in crashes),
@@ -156,10 +198,20 @@ def main(argv=None) -> int:
         "correct_cases": len(correct),
         "correct_with_runtime_findings": sum(not r["ok"] for r in correct),
         "import_torch_s": baseline,
+        "import_torch_cpu_s": baseline_cpu,
         "first_failure_over_import_s": {
             "median": statistics.median(firsts) if firsts else None,
             "max": max(firsts) if firsts else None,
             f"within_{TARGET_OVER_S:g}s": sum(t <= TARGET_OVER_S for t in firsts),
+        },
+        "run_cpu_over_import_cpu_s": {
+            "median": statistics.median(cpus) if cpus else None,
+            "max": max(cpus) if cpus else None,
+            f"within_{TARGET_OVER_S:g}s": sum(t <= TARGET_OVER_S for t in cpus),
+        },
+        "plain_cpu_over_import_cpu_s": {
+            "median": statistics.median(plains) if plains else None,
+            "max": max(plains) if plains else None,
         },
         "max_steps": args.max_steps,
     }
@@ -167,6 +219,7 @@ def main(argv=None) -> int:
         print(json.dumps({"summary": summary, "cases": rows}, indent=2))
     else:
         print("(columns: kind, found, case, first-failure s over import, run s over import,")
+        print(" run CPU s over import's CPU s, plain `python case.py` CPU s over import's,")
         print(" findings at runtime: confirmed static CODE@line, +runtime-only CODE@line)")
         print(json.dumps(summary, indent=2))
     return 0
