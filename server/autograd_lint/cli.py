@@ -33,14 +33,16 @@ from .runtime.cli_options import confirm_check
 from .workspace import Workspace, find_root
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+# The severities, most severe first: `--fail-on warning` fails on errors and warnings.
+FAIL_LEVELS = ("error", "warning", "info")
 
 POSITIONS_NOTE = """\
 Positions: text, github and sarif output give 1-based lines and 1-based columns;
 json output gives 1-based lines and 0-based columns (as the analysis does).
 Columns count Unicode code points.
 
-Exit status: 0 when no finding is reported, 1 when any is (0 with --exit-zero),
-2 on a usage or configuration error."""
+Exit status: 0 when no finding is reported, 1 when any is (with --fail-on, any at
+that severity or above; 0 with --exit-zero), 2 on a usage or configuration error."""
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -121,6 +123,13 @@ def _add_check(commands) -> None:
         "--exit-zero", action="store_true", help="exit with 0 even when there are findings"
     )
     check.add_argument(
+        "--fail-on",
+        choices=FAIL_LEVELS,
+        default="info",
+        help="exit with 1 only for findings of this severity or above; the others are still "
+        "reported (default: info, any finding)",
+    )
+    check.add_argument(
         "--max-file-size",
         type=_positive_int,
         metavar="BYTES",
@@ -190,7 +199,9 @@ def run_check(args: argparse.Namespace) -> int:
         if args.diff:
             _write(fixes.diff())
             return (
-                EXIT_FINDINGS if (fixes.changed or findings) and not args.exit_zero else EXIT_CLEAN
+                EXIT_FINDINGS
+                if (fixes.changed or _failing(findings, args)) and not args.exit_zero
+                else EXIT_CLEAN
             )
     findings.sort(key=lambda f: f.sort_key())
     by_path: dict[str, list] = {}
@@ -207,9 +218,15 @@ def run_check(args: argparse.Namespace) -> int:
     report = Report(findings, files_checked=len(seen), verdicts=verdicts)
     color = args.format == "text" and not args.no_color and _stdout_wants_color()
     _write(FORMATS[args.format](report, color=color))
-    if findings and not args.exit_zero:
+    if _failing(findings, args) and not args.exit_zero:
         return EXIT_FINDINGS
     return EXIT_CLEAN
+
+
+def _failing(findings, args) -> bool:
+    """Whether any finding is at `--fail-on`'s severity or above."""
+    worst = FAIL_LEVELS.index(args.fail_on)
+    return any(FAIL_LEVELS.index(f.severity.value) <= worst for f in findings)
 
 
 def _identity(path: Path) -> Path:

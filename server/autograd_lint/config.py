@@ -163,7 +163,21 @@ def _codes(key: str, value) -> list[str]:
                 f"'{key}' has an invalid rule code {code!r}: expected a code like AG001 "
                 f"or a prefix like AG0"
             )
+        _check_known(key, code)
     return codes
+
+
+def _check_known(key: str, code: str) -> None:
+    """A code (or prefix) that names no rule selects or ignores nothing: a typo
+    (`AG01` for `AG001`, a rule from a newer version) would pass in silence."""
+    from .rules import RULES  # the registry loads every rule module: only when asked
+
+    if not any(rule.startswith(code) for rule in RULES):
+        known = f"{min(RULES)}-{max(RULES)}"
+        raise ConfigError(
+            f"'{key}' names no rule: {code!r} (the rules are {known}; "
+            f"`autograd-lint rules` lists them)"
+        )
 
 
 def _size(value) -> int:
@@ -180,6 +194,7 @@ def _severities(value) -> dict[str, str]:
         key = str(code).strip().upper()
         if not _CODE_PATTERN.fullmatch(key):
             raise ConfigError(f"'severity' has an invalid rule code {code!r}")
+        _check_known("severity", key)
         if not isinstance(level, str) or level.lower() not in _SEVERITIES:
             raise ConfigError(
                 f"severity of {key} must be one of {', '.join(_SEVERITIES)}, got {level!r}"

@@ -47,6 +47,20 @@ def explain(finding: Finding, *, focus: Step | None = None) -> str:
     return "\n\n".join(parts)
 
 
+def evidence_to_show(finding: Finding) -> tuple[Step, ...]:
+    """The evidence a reader learns from. When every step points inside the finding's own
+    range (a `.data` read, a needless `retain_graph=True`), the steps only restate the
+    message on the line it is already shown on: the editor's Problems list would get
+    two more rows per finding for nothing. JSON and SARIF keep every step."""
+    span = finding.span
+
+    def inside(step: Step) -> bool:
+        same_place = (not step.path or step.path == finding.path) and step.cell == finding.cell
+        return same_place and span.start <= step.span.start and step.span.end <= span.end
+
+    return () if all(inside(step) for step in finding.evidence) else finding.evidence
+
+
 def hover_summary(finding: Finding, *, focus: Step | None = None, fix_title: str = "") -> str:
     """The editor hover: what the client's own diagnostic hover does not show already.
 

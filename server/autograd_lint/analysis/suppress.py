@@ -3,8 +3,15 @@
     h = rnn(x, h)  # autograd-lint: ignore[AG001]
     h = rnn(x, h)  # autograd-lint: ignore[AG001, AG002]
     h = rnn(x, h)  # autograd-lint: ignore          (every code)
+    h = rnn(x, h)  # noqa: AG001                    (flake8/ruff style; only AG codes count)
 
-Only real comments count: a `#` inside a string is not one. Comments are found with
+and for a whole file, a comment anywhere in it:
+
+    # autograd-lint: ignore-file[AG006]
+    # autograd-lint: ignore-file                    (every code)
+
+A bare `# noqa` (no codes) is left to the other linters: it is too common to read as
+"hide every autograd-lint error on this line". Only real comments count: a `#` inside a string is not one. Comments are found with
 `tokenize`; where the tokenizer gives up (unfinished code in an editor), a small
 scanner that knows Python's string literals takes over for the rest of the file.
 """
@@ -22,6 +29,13 @@ from .model import Finding
 _DIRECTIVE = re.compile(
     r"#\s*autograd-lint\s*:\s*ignore(?![\w-])(?:\s*\[(?P<codes>[^\]]*)\])?", re.IGNORECASE
 )
+_FILE_DIRECTIVE = re.compile(
+    r"#\s*autograd-lint\s*:\s*ignore-file(?![\w-])(?:\s*\[(?P<codes>[^\]]*)\])?",
+    re.IGNORECASE,
+)
+# The flake8 form with codes (`AG001, E501` after the colon): ours among them.
+_NOQA = re.compile(r"#\s*noqa\s*:\s*(?P<codes>[A-Za-z]+\d+(?:[\s,]+[A-Za-z]+\d+)*)", re.IGNORECASE)
+_OUR_NOQA = re.compile(r"#\s*noqa\s*:[^#]*\bAG\d", re.IGNORECASE)
 EVERY_CODE = frozenset({"*"})
 
 
@@ -30,17 +44,40 @@ def filter_suppressed(findings: Iterable[Finding], source: str) -> list[Finding]
     if not findings:
         return findings
     # Tokenizing the file to tell comments from strings takes ~50 ms for 5,000 lines,
-    # on every keystroke; it is needed only when a directive sits on a finding's line.
-    directive_lines = {source.count("\n", 0, m.start()) + 1 for m in _DIRECTIVE.finditer(source)}
-    if directive_lines.isdisjoint(f.span.start.line for f in findings):
+    # on every keystroke; it is needed only when a directive sits on a finding's line,
+    # or a file-wide one anywhere.
+    directive_lines = {
+        source.count("\n", 0, m.start()) + 1
+        for pattern in (_DIRECTIVE, _OUR_NOQA)
+        for m in pattern.finditer(source)
+    }
+    file_wide = _FILE_DIRECTIVE.search(source) is not None
+    if not file_wide and directive_lines.isdisjoint(f.span.start.line for f in findings):
         return findings
     suppressed = suppressions(source)
-    return [f for f in findings if not _is_suppressed(f, suppressed)]
+    everywhere = file_suppressions(source) if file_wide else frozenset()
+    return [
+        f
+        for f in findings
+        if not _is_suppressed(f, suppressed.get(f.span.start.line))
+        and not _is_suppressed(f, everywhere)
+    ]
 
 
-def _is_suppressed(finding: Finding, suppressed: dict[int, frozenset[str]]) -> bool:
-    codes = suppressed.get(finding.span.start.line)
-    return codes is not None and (codes is EVERY_CODE or finding.code.upper() in codes)
+def _is_suppressed(finding: Finding, codes: frozenset[str] | None) -> bool:
+    return bool(codes) and (codes is EVERY_CODE or finding.code.upper() in codes)
+
+
+def file_suppressions(source: str) -> frozenset[str]:
+    """The codes `# autograd-lint: ignore-file[...]` comments ignore in the whole file."""
+    out: frozenset[str] = frozenset()
+    for _line, text in comments(source):
+        for match in _FILE_DIRECTIVE.finditer(text):
+            codes = match.group("codes")
+            if codes is None:
+                return EVERY_CODE
+            out |= frozenset(c.strip().upper() for c in codes.split(",") if c.strip())
+    return out
 
 
 def suppressions(source: str) -> dict[int, frozenset[str]]:
@@ -54,6 +91,14 @@ def suppressions(source: str) -> dict[int, frozenset[str]]:
             elif out.get(line) is not EVERY_CODE:
                 named = frozenset(c.strip().upper() for c in codes.split(",") if c.strip())
                 out[line] = out.get(line, frozenset()) | named
+        for match in _NOQA.finditer(text):
+            ours = frozenset(
+                c.upper()
+                for c in re.split(r"[\s,]+", match.group("codes"))
+                if c.upper().startswith("AG")
+            )
+            if ours and out.get(line) is not EVERY_CODE:
+                out[line] = out.get(line, frozenset()) | ours
     return out
 
 

@@ -9,6 +9,7 @@ from lsprotocol import types
 from pygls.uris import from_fs_path
 
 from ..analysis.model import Finding, Position, Severity, Span, Step
+from ..explain import evidence_to_show
 from ..rules import RULES
 
 SOURCE = "autograd-lint"
@@ -108,18 +109,19 @@ def to_diagnostic(
     lines of a file other than this one that a step points into (None: unknown)."""
     message = finding.message
     related = None
-    if finding.evidence:
+    evidence = evidence_to_show(finding)
+    if evidence:
         if related_information:
             related = [
                 types.DiagnosticRelatedInformation(
                     location=_step_location(step, finding, lines, uri, other_file),
                     message=step.message,
                 )
-                for step in finding.evidence
+                for step in evidence
             ]
         else:
             message += "".join(
-                f"\n  {_step_where(step, finding)}: {step.message}" for step in finding.evidence
+                f"\n  {_step_where(step, finding)}: {step.message}" for step in evidence
             )
     rule = RULES.get(finding.code)
     return types.Diagnostic(

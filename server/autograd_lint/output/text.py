@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 
 from ..analysis.model import Finding, Position, Severity
+from ..explain import evidence_to_show
 from ..runtime.verdict import format_verdict
 from .report import Report
 
@@ -38,7 +39,7 @@ def render(report: Report, *, color: bool = False) -> str:
 
 def _evidence(finding: Finding, paint) -> list[str]:
     out = []
-    for step in finding.evidence:
+    for step in evidence_to_show(finding):
         where = _line_col(step.span.start)
         if step.path and step.path != finding.path:
             where = f"{_relative(step.path)}:{where}"
