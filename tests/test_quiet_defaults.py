@@ -4,17 +4,21 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
-from autograd_lint.analysis import analyze
+from autograd_lint.analysis import Severity, analyze
 from autograd_lint.analysis.suppress import filter_suppressed
 from autograd_lint.cli import main
 from autograd_lint.explain import evidence_to_show
 from autograd_lint.lsp.convert import LineIndex, to_diagnostic
 from autograd_lint.output import Report, text
 from autograd_lint.output.json_format import render as render_json
+from lsprotocol import types
 
 SAMPLES = Path(__file__).resolve().parents[1] / "samples"
 DATA_READ = SAMPLES / "ag006_loss_data_buggy.py"
@@ -121,3 +125,64 @@ def test_ignore_file_suppresses_in_the_whole_file():
     assert _kept("# autograd-lint: ignore-file[AG001]\n" + source) == ["AG006"]
     # In a string it is not a comment.
     assert _kept('NOTE = "# autograd-lint: ignore-file"\n' + source) == ["AG006"]
+
+
+# A correct DCGAN step (after the PyTorch DCGAN tutorial's loop, rebuilt small) that logs
+# the discriminator's mean output through `.data`, as the tutorial does.
+DCGAN = """\
+import torch
+from torch import nn
+
+netG = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 4), nn.Tanh())
+netD = nn.Sequential(nn.Linear(4, 16), nn.LeakyReLU(0.2), nn.Linear(16, 1), nn.Sigmoid())
+criterion = nn.BCELoss()
+optD = torch.optim.Adam(netD.parameters(), lr=2e-4)
+optG = torch.optim.Adam(netG.parameters(), lr=2e-4)
+for step in range(3):
+    real = torch.randn(8, 4)
+    netD.zero_grad()
+    output = netD(real)
+    errD_real = criterion(output, torch.ones(8, 1))
+    errD_real.backward()
+    D_x = output.data.mean()
+    fake = netG(torch.randn(8, 8))
+    output = netD(fake.detach())
+    errD_fake = criterion(output, torch.zeros(8, 1))
+    errD_fake.backward()
+    D_G_z1 = output.data.mean()
+    optD.step()
+    netG.zero_grad()
+    output = netD(fake)
+    errG = criterion(output, torch.ones(8, 1))
+    errG.backward()
+    D_G_z2 = output.data.mean()
+    optG.step()
+    print(D_x.item(), D_G_z1.item(), D_G_z2.item())
+"""
+
+
+def _editor_severities(source: str, findings) -> list:
+    lines = LineIndex(source.splitlines(keepends=True), "utf-16")
+    return [
+        to_diagnostic(f, i, lines, "file:///x.py", related_information=True).severity
+        for i, f in enumerate(findings)
+    ]
+
+
+def test_a_correct_dcgan_gets_no_squiggle_in_the_editor(tmp_path):
+    script = tmp_path / "dcgan.py"
+    script.write_text(DCGAN)
+    run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr  # torch: the program is correct
+    findings = analyze(DCGAN, str(script))
+    assert [(f.code, f.kind) for f in findings] == [("AG006", "read")] * 3
+    # Hints: no squiggle, no Problems row; the command line still lists them.
+    assert _editor_severities(DCGAN, findings) == [types.DiagnosticSeverity.Hint] * 3
+
+
+def test_a_data_write_and_a_raised_severity_still_show():
+    source, (write,) = findings_of(SAMPLES / "ag006_manual_sgd_buggy.py", "AG006")
+    assert _editor_severities(source, [write]) == [types.DiagnosticSeverity.Warning]
+    source, (read,) = findings_of(DATA_READ, "AG006")
+    raised = dataclasses.replace(read, severity=Severity.WARNING)  # severity = {AG006 = ...}
+    assert _editor_severities(source, [raised]) == [types.DiagnosticSeverity.Warning]

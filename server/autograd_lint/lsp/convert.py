@@ -24,6 +24,10 @@ _SEVERITIES = {
     Severity.WARNING: types.DiagnosticSeverity.Warning,
     Severity.INFO: types.DiagnosticSeverity.Information,
 }
+# Shown as a hint in the editor while they keep their default, information severity:
+# `loss.data.mean()` logged by a correct training loop is a style point, not a bug. A
+# hint is greyed dots, no squiggle and no Problems row; the command line still reports it.
+EDITOR_HINTS = frozenset({("AG006", "read")})
 
 
 def choose_position_encoding(offered: Sequence[str] | None) -> types.PositionEncodingKind:
@@ -127,7 +131,7 @@ def to_diagnostic(
     return types.Diagnostic(
         range=lines.range(finding.span),
         message=message,
-        severity=_SEVERITIES.get(finding.severity, types.DiagnosticSeverity.Warning),
+        severity=_severity(finding),
         code=finding.code,
         code_description=types.CodeDescription(href=rule.docs_url) if rule else None,
         source=SOURCE,
@@ -135,6 +139,12 @@ def to_diagnostic(
         # What code actions will need to find the finding again without re-deriving it.
         data={"index": index, "code": finding.code, "kind": finding.kind},
     )
+
+
+def _severity(finding: Finding) -> types.DiagnosticSeverity:
+    if finding.severity is Severity.INFO and (finding.code, finding.kind) in EDITOR_HINTS:
+        return types.DiagnosticSeverity.Hint
+    return _SEVERITIES.get(finding.severity, types.DiagnosticSeverity.Warning)
 
 
 def in_other_file(step: Step, finding: Finding) -> bool:
