@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 from . import __version__
+from .cache import CACHE_DIR_NAME, ResultCache
 from .checker import check_path, check_source, file_problem, iter_python_files
 from .config import (
     ConfigError,
@@ -24,6 +25,7 @@ from .config import (
     read_pyproject,
 )
 from .environment import find_python
+from .jobs import FileTask, check_files, default_jobs
 from .notebook import is_notebook
 from .notebook.check import check_notebook
 from .output import FORMATS, Report
@@ -87,6 +89,12 @@ def _positive_int(text: str) -> int:
     return int(text)
 
 
+def _jobs_argument(text: str) -> int:
+    if not text.isdigit() or int(text) <= 0:
+        raise argparse.ArgumentTypeError(f"expected a positive number of processes, got {text!r}")
+    return int(text)
+
+
 def _add_check(commands) -> None:
     check = commands.add_parser(
         "check",
@@ -142,6 +150,21 @@ def _add_check(commands) -> None:
         help="the interpreter whose installed libraries imports resolve into "
         "(default: the one running autograd-lint)",
     )
+    check.add_argument(
+        "--jobs",
+        "-j",
+        type=_jobs_argument,
+        default=None,
+        metavar="N",
+        help="check files in N processes (default: the number of CPU cores; --fix and "
+        "--diff check in one)",
+    )
+    check.add_argument(
+        "--no-cache",
+        action="store_true",
+        help=f"neither read nor write the result cache ({CACHE_DIR_NAME}/ in the project "
+        "root, or the configured cache-dir)",
+    )
     fixing = check.add_mutually_exclusive_group()
     fixing.add_argument(
         "--fix",
@@ -176,6 +199,7 @@ def run_check(args: argparse.Namespace) -> int:
     seen: set[Path] = set()
     checked: list[Path] = []  # as shown; --confirm=always runs each of them
     workspaces: dict[Path, Workspace] = {}
+    tasks: list[FileTask] = []
     try:
         for path in paths:
             settings = settings_of(path)
@@ -189,10 +213,19 @@ def run_check(args: argparse.Namespace) -> int:
                 if identity in seen:
                     continue
                 seen.add(identity)
-                checked.append(_display_path(file))
-                findings.extend(_check_file(file, settings, workspace, fixes))
+                shown = _display_path(file)
+                checked.append(shown)
+                cacheable = fixes is None and not is_notebook(file)
+                tasks.append(FileTask(file, shown, settings, workspace, cacheable))
+        cache = None if args.no_cache or fixes is not None else _result_cache(args, paths)
     except ConfigError as exc:
         return _usage_error(str(exc))
+    jobs = 1 if fixes is not None else (args.jobs or default_jobs())
+    check_one = lambda task: _check_file(task.file, task.settings, task.workspace, fixes)  # noqa: E731
+    for found in check_files(tasks, check_one, jobs, cache):
+        findings.extend(found)
+    if cache is not None:
+        cache.prune()
 
     if fixes is not None:
         sys.stderr.write(fixes.summary())
@@ -227,6 +260,20 @@ def _failing(findings, args) -> bool:
     """Whether any finding is at `--fail-on`'s severity or above."""
     worst = FAIL_LEVELS.index(args.fail_on)
     return any(FAIL_LEVELS.index(f.severity.value) <= worst for f in findings)
+
+
+def _result_cache(args: argparse.Namespace, paths: list[Path]) -> ResultCache:
+    """The cache of this run: `cache-dir` of the first path's settings (relative to its
+    pyproject.toml), else .autograd-lint-cache/ in its project root (else here)."""
+    settings = _SettingsResolver(args)(paths[0])
+    base = settings.root or find_project_root(paths[0].absolute()) or Path.cwd()
+    directory = Path(settings.cache_dir) if settings.cache_dir else Path(CACHE_DIR_NAME)
+    # Everything that changes findings besides the files: the settings and the interpreter.
+    context = repr(
+        (settings.select, settings.ignore, sorted(settings.severity.items()),
+         settings.max_file_size, args.python)
+    )  # fmt: skip
+    return ResultCache(base / directory, context, settings.max_file_size)
 
 
 def _identity(path: Path) -> Path:

@@ -28,7 +28,7 @@ SECTION = "autograd-lint"
 SYNTAX_ERROR_CODE = "AG000"
 _CODE_PATTERN = re.compile(r"AG\d{0,3}")
 _SEVERITIES = tuple(s.value for s in Severity)
-_KEYS = ("select", "ignore", "exclude", "severity", "max-file-size")
+_KEYS = ("select", "ignore", "exclude", "severity", "max-file-size", "cache-dir")
 # A file larger than this is reported as skipped, not read: a cloned repository decides
 # what its files hold, and a 50 MB generated file is nobody's training loop.
 DEFAULT_MAX_FILE_SIZE = 5_000_000
@@ -45,6 +45,8 @@ class Settings:
     exclude: list[str] = field(default_factory=list)
     severity: dict[str, str] = field(default_factory=dict)
     max_file_size: int = DEFAULT_MAX_FILE_SIZE
+    # Where `check` keeps its result cache (relative to `root`); None: .autograd-lint-cache.
+    cache_dir: str | None = None
     # The directory `exclude` patterns are relative to (where the pyproject.toml lies).
     root: Path | None = None
 
@@ -107,6 +109,7 @@ class Settings:
             exclude=_patterns(data.get("exclude", [])),
             severity=_severities(data.get("severity", {})),
             max_file_size=_size(data.get("max-file-size", DEFAULT_MAX_FILE_SIZE)),
+            cache_dir=_cache_dir(data.get("cache-dir")),
         )
 
     def is_excluded(self, path: Path, *, parents: bool = False) -> bool:
@@ -178,6 +181,12 @@ def _check_known(key: str, code: str) -> None:
             f"'{key}' names no rule: {code!r} (the rules are {known}; "
             f"`autograd-lint rules` lists them)"
         )
+
+
+def _cache_dir(value) -> str | None:
+    if value is not None and (not isinstance(value, str) or not value.strip()):
+        raise ConfigError(f"'cache-dir' must be a folder path (a string), got {value!r}")
+    return value
 
 
 def _size(value) -> int:

@@ -1,0 +1,153 @@
+"""Checking many files: through the result cache (cache.py), in a pool of processes.
+
+`check_files` gives each file's findings in the order of the files whatever the number of
+jobs: the output is the serial run's. Workers are forked from the process that made the
+file list, so they start with its project indexes (`Workspace`: the summaries of the
+modules that more than one checked file imports are built there, once, before the fork)
+and build only the others they need; nothing but findings crosses a process boundary.
+Where fork is not available (Windows, macOS' default), files are checked in one process.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import re
+import sys
+from collections import Counter
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import NamedTuple
+
+from .analysis.model import Finding
+from .cache import ImportGraph, ResultCache
+from .checker import read_python_file
+
+CHUNKS_PER_JOB = 4  # neighbouring files stay in one worker (they import the same modules)
+# A module imported by this many checked files is summarised before the workers start.
+SHARED_IMPORTERS = 2
+IMPORT_LINE = re.compile(
+    r"^[ \t]*(?:from[ \t]+(\.*)([\w.]*)[ \t]+import\b|import[ \t]+([\w.]+))", re.MULTILINE
+)
+
+
+class FileTask(NamedTuple):
+    file: Path  # as found
+    shown: Path  # as reported
+    settings: object  # config.Settings
+    workspace: object  # workspace.Workspace
+    cacheable: bool  # a .py file checked without fixes
+
+
+def default_jobs() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def can_fork() -> bool:
+    return sys.platform.startswith("linux") and "fork" in multiprocessing.get_all_start_methods()
+
+
+# The run a forked worker serves: set before the pool starts, inherited by fork.
+_RUN: tuple | None = None
+
+
+def check_files(
+    tasks: list[FileTask],
+    check_one: Callable[[FileTask], list[Finding]],
+    jobs: int,
+    cache: ResultCache | None,
+) -> list[list[Finding]]:
+    """Each task's findings, in order: from the cache where it has them (looked up here,
+    cheap), the others checked in `jobs` processes (and stored in the cache)."""
+    global _RUN
+    results: list[list[Finding] | None] = [None] * len(tasks)
+    todo: list[tuple[int, bytes | None]] = []
+    for index, task in enumerate(tasks):
+        data = _read(task) if cache is not None and task.cacheable else None
+        found = cache.lookup(task.shown, data) if data is not None else None
+        if found is None:
+            todo.append((index, data))
+        results[index] = found
+    if jobs <= 1 or len(todo) < 2 or not can_fork():
+        parts = [_check_some(tasks, check_one, cache, todo)]
+    else:
+        jobs = min(jobs, len(todo))
+        build_shared_summaries([tasks[index] for index, _ in todo])
+        count = min(len(todo), jobs * CHUNKS_PER_JOB)
+        bounds = [len(todo) * i // count for i in range(count + 1)]
+        _RUN = (tasks, check_one, cache, todo)
+        try:
+            context = multiprocessing.get_context("fork")
+            with ProcessPoolExecutor(jobs, mp_context=context) as pool:
+                parts = list(pool.map(_worker, bounds[:-1], bounds[1:]))
+        finally:
+            _RUN = None
+    for (index, _), found in zip(todo, (f for part in parts for f in part), strict=True):
+        results[index] = found
+    return results
+
+
+def _worker(begin: int, end: int) -> list[list[Finding]]:
+    tasks, check_one, cache, todo = _RUN
+    return _check_some(tasks, check_one, cache, todo[begin:end])
+
+
+def _check_some(tasks, check_one, cache, todo) -> list[list[Finding]]:
+    """Findings of tasks[index] for each (index, its bytes if cacheable) of `todo`."""
+    results: list[list[Finding]] = []
+    analysed: list[tuple[FileTask, bytes, list[Finding]]] = []
+    for index, data in todo:
+        task = tasks[index]
+        found = check_one(task)
+        if data is not None:
+            analysed.append((task, data, found))
+        results.append(found)
+    if analysed:
+        _store(cache, analysed)
+    return results
+
+
+def _store(cache: ResultCache, analysed) -> None:
+    graphs: dict[int, ImportGraph] = {}
+    for task, data, found in analysed:
+        workspace = task.workspace
+        graph = graphs.get(id(workspace))
+        if graph is None:
+            graph = graphs[id(workspace)] = ImportGraph(getattr(workspace, "_importers", {}))
+        deps = graph.dependencies(str(Path(task.file).resolve()))
+        cache.store(task.shown, data, deps, found)
+
+
+def _read(task: FileTask) -> bytes | None:
+    # As the checker reads (never a FIFO, nothing past the size limit): None, and the
+    # checker reports why.
+    return read_python_file(task.file, task.settings.max_file_size)[0]
+
+
+def build_shared_summaries(tasks: list[FileTask]) -> None:
+    """Summarise, in this process, the project modules that SHARED_IMPORTERS or more of
+    the files import: each worker would build them again. Imports are found by a pattern
+    over the text (cheap, and a module missed is only built later, by a worker)."""
+    wanted: Counter = Counter()
+    for task in tasks:
+        if task.workspace is None or task.file.suffix != ".py":
+            continue
+        try:
+            text = task.file.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        for level, module, plain in IMPORT_LINE.findall(text):
+            name, depth = (module, len(level)) if level or module else (plain, 0)
+            if not name and not depth:
+                continue
+            target = task.workspace.module_path(name, depth, str(task.file))
+            if target is not None:
+                wanted[(id(task.workspace), target)] += 1
+    workspaces = {id(task.workspace): task.workspace for task in tasks}
+    for (key, target), importers in wanted.items():
+        if importers >= SHARED_IMPORTERS:
+            workspaces[key].summary_of(target)

@@ -1,0 +1,134 @@
+"""`check --jobs N` gives the serial run's output, and the result cache (cache.py) answers
+unchanged files without analysing them, re-checking a file when a module it imports
+changes."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import autograd_lint.cli as cli
+import pytest
+from autograd_lint.cache import CACHE_DIR_NAME
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLES = ROOT / "samples"
+PROJECT = SAMPLES / "project_stateful"
+CLI = [sys.executable, "-c", "import sys; from autograd_lint.cli import main; sys.exit(main())"]
+
+
+def run_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [*CLI, "check", *args], cwd=cwd, capture_output=True, text=True, timeout=600
+    )
+
+
+def test_two_jobs_print_exactly_what_one_job_prints(tmp_path):
+    serial = run_cli(str(SAMPLES), "--jobs", "1", "--no-cache", cwd=tmp_path)
+    parallel = run_cli(str(SAMPLES), "--jobs", "2", "--no-cache", cwd=tmp_path)
+    assert serial.returncode == parallel.returncode == 1
+    assert parallel.stdout == serial.stdout
+    located = [line.split(":")[0] for line in serial.stdout.splitlines() if ": AG0" in line]
+    assert len(set(located)) > 20  # findings in many files, each file's together, in order
+    assert located == sorted(located)
+    as_json = run_cli(str(SAMPLES), "--jobs", "2", "--no-cache", "--format", "json", cwd=tmp_path)
+    again = run_cli(str(SAMPLES), "--jobs", "1", "--no-cache", "--format", "json", cwd=tmp_path)
+    assert json.loads(as_json.stdout) == json.loads(again.stdout)
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch):
+    """samples/project_stateful as a project of its own, plus a file that imports nothing
+    of it; the working directory is the project."""
+    root = tmp_path / "proj"
+    shutil.copytree(PROJECT, root)
+    (root / "pyproject.toml").write_text("[project]\nname = 'proj'\n", encoding="utf-8")
+    shutil.copy(SAMPLES / "ag001_rnn_hidden_buggy.py", root / "alone.py")
+    monkeypatch.chdir(root)
+    return root
+
+
+def counted_check(monkeypatch) -> list[str]:
+    """The paths the CLI analyses (the cache answers the others)."""
+    analysed: list[str] = []
+    real = cli.check_path
+
+    def counting(path, *args, **kwargs):
+        analysed.append(Path(path).name)
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(cli, "check_path", counting)
+    return analysed
+
+
+def check(capsys, *args: str) -> tuple[int, str]:
+    code = cli.main(["check", ".", "--jobs", "1", *args])
+    return code, capsys.readouterr().out
+
+
+def test_an_unchanged_tree_is_answered_from_the_cache(project, monkeypatch, capsys):
+    analysed = counted_check(monkeypatch)
+    first = check(capsys)
+    assert sorted(analysed) == ["alone.py", "models.py", "train_buggy.py", "train_fixed.py"]
+    assert "train_buggy.py:" in first[1] and "AG001" in first[1]
+    analysed.clear()
+    assert check(capsys) == first
+    assert analysed == []
+    cache = project / CACHE_DIR_NAME
+    assert (cache / ".gitignore").read_text(encoding="utf-8").splitlines()[-1] == "*"
+    assert len(list(next(p for p in cache.iterdir() if p.is_dir()).iterdir())) == 4
+
+
+def test_editing_an_imported_module_rechecks_its_importers_only(project, monkeypatch, capsys):
+    analysed = counted_check(monkeypatch)
+    first = check(capsys)
+    assert [line for line in first[1].splitlines() if "train_buggy.py:" in line and "AG001" in line]
+    # StatefulRNN now cuts its state's history as TruncatedRNN does (train_fixed.py, run
+    # under torch by the cross-file tests, shows that this trains)
+    models = project / "models.py"
+    text = models.read_text(encoding="utf-8")
+    stateful = text.index("class StatefulRNN")
+    forward = text.index("        out, self.hidden = self.rnn(x, self.hidden)", stateful)
+    detach = "        if self.hidden is not None:\n            self.hidden = self.hidden.detach()\n"
+    models.write_text(text[:forward] + detach + text[forward:], encoding="utf-8")
+    analysed.clear()
+    code, out = check(capsys)
+    assert sorted(analysed) == ["models.py", "train_buggy.py", "train_fixed.py"]
+    assert "train_buggy.py:" not in out
+    assert "alone.py:" in out  # its own finding, from the cache
+    assert code == 1
+
+
+def test_no_cache_neither_reads_nor_writes_it(project, monkeypatch, capsys):
+    analysed = counted_check(monkeypatch)
+    check(capsys, "--no-cache")
+    check(capsys, "--no-cache")
+    assert len(analysed) == 8
+    assert not (project / CACHE_DIR_NAME).exists()
+
+
+def test_the_cache_dir_setting_moves_the_cache(project, monkeypatch, capsys):
+    pyproject = project / "pyproject.toml"
+    pyproject.write_text(
+        pyproject.read_text(encoding="utf-8") + "\n[tool.autograd-lint]\ncache-dir = 'build/agl'\n",
+        encoding="utf-8",
+    )
+    analysed = counted_check(monkeypatch)
+    check(capsys)
+    check(capsys)
+    assert len(analysed) == 4
+    assert (project / "build" / "agl" / ".gitignore").is_file()
+    assert not (project / CACHE_DIR_NAME).exists()
+
+
+def test_changed_settings_are_not_answered_with_other_settings_findings(
+    project, monkeypatch, capsys
+):
+    analysed = counted_check(monkeypatch)
+    _, everything = check(capsys)
+    _, selected = check(capsys, "--select", "AG006")
+    assert "AG001" in everything and "AG001" not in selected
+    assert len(analysed) == 8
