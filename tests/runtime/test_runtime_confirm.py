@@ -127,7 +127,8 @@ def test_without_interception_torch_raises_at_the_same_place(tmp_path, test_devi
     command += ["--no-intercept", "--result-file", str(result)]
     subprocess.run(command, env=env, cwd=script.parent, capture_output=True, timeout=TIMEOUT_S)
     events = [json.loads(line) for line in result.read_text().splitlines()]
-    assert [e["event"] for e in events] == ["start", "backward", "backward", "verdict"]
+    # Each distinct failing backward is reported as it happens, before the verdict.
+    assert [e["event"] for e in events] == ["start", "backward", "backward", "failure", "verdict"]
     verdict = events[-1]
     assert verdict["status"] == "confirmed" and verdict["intercepted"] is False
     assert "backward through the graph a second time" in verdict["exception"]

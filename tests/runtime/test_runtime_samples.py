@@ -12,7 +12,8 @@ from multiprocessing.pool import ThreadPool
 from pathlib import Path
 
 import pytest
-from autograd_lint.runtime.runner import RuntimeVerdict, confirm
+from autograd_lint.runtime.growth import growth
+from autograd_lint.runtime.runner import GROWTH_CODES, RuntimeVerdict, confirm
 from runtime_support import SAMPLES, findings_for, options
 from warm_python import WarmPython
 
@@ -63,6 +64,17 @@ def verdicts(request, warm) -> dict[Path, tuple[list, RuntimeVerdict]]:
 def test_sample_verdict_matches_its_marks(sample: Path, verdicts) -> None:
     findings, verdict, real = verdicts[sample]
     runtime_findings = [f for f in findings if f.code in RUNTIME_CODES]
+    growth_codes = {f.code for f in findings if f.code in GROWTH_CODES}
+    if not runtime_findings and growth_codes:
+        # The verdict of a growth finding is what the run measured: confirmed exactly when
+        # a graph grew at every step. AG003 says each iteration's graph stays alive, so the
+        # graph the script keeps grows; AG004's retain_graph on a graph dropped at the next
+        # step keeps it one step longer, which is no growth.
+        grew = growth(verdict.steps)
+        assert (verdict.status == "confirmed") == (grew is not None), verdict.detail
+        if "AG003" in growth_codes:
+            assert grew.measure == "kept" and grew.nodes_per_step > 0, grew
+        return
     if not runtime_findings:
         assert verdict.status == "not-reproduced", (verdict.detail, verdict.stderr)
         return
