@@ -2,7 +2,6 @@
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 from autograd_lint.analysis import Role, analyze
@@ -74,9 +73,9 @@ def test_sample_project_finds_module_state_with_evidence_in_models(capsys):
     )
 
 
-def test_sample_project_behaves_as_marked_at_runtime():
+def test_sample_project_behaves_as_marked_at_runtime(torch_python):
     buggy = subprocess.run(
-        [sys.executable, "train_buggy.py"], cwd=PROJECT, capture_output=True, text=True, timeout=180
+        [torch_python, "train_buggy.py"], cwd=PROJECT, capture_output=True, text=True, timeout=180
     )
     assert "Trying to backward through the graph a second time" in buggy.stderr
     marked = [
@@ -86,7 +85,7 @@ def test_sample_project_behaves_as_marked_at_runtime():
     ]
     assert f'train_buggy.py", line {marked[0]}' in buggy.stderr
     fixed = subprocess.run(
-        [sys.executable, "train_fixed.py"], cwd=PROJECT, capture_output=True, text=True, timeout=180
+        [torch_python, "train_fixed.py"], cwd=PROJECT, capture_output=True, text=True, timeout=180
     )
     assert fixed.returncode == 0, fixed.stderr
 

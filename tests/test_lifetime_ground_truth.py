@@ -7,7 +7,6 @@ survived the backward.
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -17,10 +16,10 @@ ROOT = Path(__file__).resolve().parent.parent
 PROBE = ROOT / "tests" / "support" / "lifetime_probe.py"
 
 
-def probe(sample: str, accumulator: str) -> list[dict]:
+def probe(python: str, sample: str, accumulator: str) -> list[dict]:
     path = ROOT / "samples" / sample
     proc = subprocess.run(
-        [sys.executable, str(PROBE), str(path), accumulator],
+        [python, str(PROBE), str(path), accumulator],
         capture_output=True,
         text=True,
         timeout=180,
@@ -37,21 +36,21 @@ def findings(sample: str, code: str):
 
 
 @pytest.mark.parametrize("stem", ["ag003_running_loss", "ag003_collected_logits"])
-def test_accumulated_graph_grows_in_the_buggy_sample_and_not_in_the_fixed(stem):
+def test_accumulated_graph_grows_in_the_buggy_sample_and_not_in_the_fixed(stem, torch_python):
     (finding,) = findings(f"{stem}_buggy.py", "AG003")
     name = finding.extra["carried"][0]
-    buggy = [r["accumulated_nodes"] for r in probe(f"{stem}_buggy.py", name)]
-    fixed = [r["accumulated_nodes"] for r in probe(f"{stem}_fixed.py", name)]
+    buggy = [r["accumulated_nodes"] for r in probe(torch_python, f"{stem}_buggy.py", name)]
+    fixed = [r["accumulated_nodes"] for r in probe(torch_python, f"{stem}_fixed.py", name)]
     assert len(buggy) >= 10 and len(fixed) == len(buggy)
     assert all(later > earlier for earlier, later in zip(buggy[1:], buggy[2:])), buggy
     assert len(set(fixed)) == 1, fixed
     assert findings(f"{stem}_fixed.py", "AG003") == []
 
 
-def test_retained_graph_outlives_its_step_only_in_the_buggy_sample():
+def test_retained_graph_outlives_its_step_only_in_the_buggy_sample(torch_python):
     assert findings("ag004_retain_every_step_buggy.py", "AG004")
-    buggy = probe("ag004_retain_every_step_buggy.py", "-")
-    fixed = probe("ag004_retain_every_step_fixed.py", "-")
+    buggy = probe(torch_python, "ag004_retain_every_step_buggy.py", "-")
+    fixed = probe(torch_python, "ag004_retain_every_step_fixed.py", "-")
     assert buggy and all(r["retained"] for r in buggy)
     assert fixed and not any(r["retained"] for r in fixed)
     assert findings("ag004_retain_every_step_fixed.py", "AG004") == []

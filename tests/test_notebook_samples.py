@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -50,9 +49,9 @@ def test_there_are_buggy_and_fixed_pairs():
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
-def test_torch_agrees_with_the_marks(path):
+def test_torch_agrees_with_the_marks(path, torch_python):
     run = subprocess.run(
-        [sys.executable, str(RUNNER), str(path)],
+        [torch_python, str(RUNNER), str(path)],
         capture_output=True,
         text=True,
         timeout=300,
@@ -86,7 +85,7 @@ def test_checker_reports_the_marks_by_cell(path, capsys):
 @pytest.mark.parametrize(
     "path", [p for p in NOTEBOOKS if p.name.endswith("_buggy.ipynb")], ids=lambda p: p.name
 )
-def test_fix_makes_the_notebook_run(path, tmp_path, monkeypatch, capsys):
+def test_fix_makes_the_notebook_run(path, tmp_path, monkeypatch, capsys, torch_python):
     """`check --fix` repairs each buggy notebook: clean to the checker, and torch runs its
     cells (the re-run included) without the error."""
     fixed = tmp_path / path.name
@@ -96,7 +95,7 @@ def test_fix_makes_the_notebook_run(path, tmp_path, monkeypatch, capsys):
     capsys.readouterr()
     assert fixed.read_bytes() != path.read_bytes()
     run = subprocess.run(
-        [sys.executable, str(RUNNER), str(fixed)],
+        [torch_python, str(RUNNER), str(fixed)],
         capture_output=True,
         text=True,
         timeout=300,

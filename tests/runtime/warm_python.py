@@ -13,6 +13,11 @@ If the runner kills the shim's group (timeout, cancel), the forked run is not in
 group; it ends when the runner closes its end of the watch pipe, which every harness
 run watches (harness.watch_runner kills its own group then), exactly as a fresh one.
 test_runtime_samples.py checks that warm and fresh runs give the same verdicts.
+
+The shim also stands in for `python -c CODE ...` and `python -m MODULE ...`, so any test
+that runs a torch program can use it (the `torch_python` fixture in tests/conftest.py);
+test_warm_python.py checks each form against a fresh interpreter. A plain run has no
+watch pipe: the server ends it when its shim goes away (a test's timeout killed it).
 """
 
 from __future__ import annotations
@@ -48,8 +53,11 @@ sys.exit(int(reply))
 """
 
 SERVER = r"""
-import json, os, runpy, socket, sys, threading, traceback
+import importlib, json, os, runpy, select, signal, socket, sys, threading, traceback
 import torch
+
+for module in sys.argv[2:]:  # what the runs will import anyway, loaded once here
+    importlib.import_module(module)
 
 # The first optimizer step pulls in more of torch lazily: pay for it once, here.
 model = torch.nn.Linear(2, 1)
@@ -64,11 +72,40 @@ listener.listen(16)
 print("ready", flush=True)
 
 
+runs = set()
+
+
 def reply_when_done(conn, pid):
+    # The run ends on its own (its status goes to the shim), or its shim went away first:
+    # a killed shim (a test's timeout) must not leave the run behind.
+    done = os.pidfd_open(pid)
+    ready, _, _ = select.select([done, conn], [], [])
+    if done not in ready:
+        try:
+            os.killpg(pid, signal.SIGKILL)
+        except ProcessLookupError:  # killed before its setsid: not a group leader yet
+            os.kill(pid, signal.SIGKILL)
     _, status = os.waitpid(pid, 0)
+    runs.discard(pid)
+    os.close(done)
     code = os.waitstatus_to_exitcode(status)
-    conn.sendall(f"{code if code >= 0 else 128 - code}\n".encode())
+    try:
+        conn.sendall(f"{code if code >= 0 else 128 - code}\n".encode())
+    except OSError:
+        pass
     conn.close()
+
+
+def end_every_run(signum, frame):
+    for pid in list(runs):
+        try:
+            os.killpg(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    os._exit(0)
+
+
+signal.signal(signal.SIGTERM, end_every_run)
 
 
 def become_run(request, fds):
@@ -84,14 +121,32 @@ def become_run(request, fds):
     os.chdir(request["cwd"])
     os.environ.clear()
     os.environ.update(request["env"])
-    sys.argv = request["argv"]
-    sys.path[0] = os.path.dirname(os.path.abspath(sys.argv[0]))
+    argv = request["argv"]
     code = 1
     try:
-        runpy.run_path(sys.argv[0], run_name="__main__")
+        # As `python SCRIPT ...`, `python -c CODE ...` and `python -m MODULE ...` set them.
+        if argv[0] == "-c":
+            sys.argv = ["-c", *argv[2:]]
+            sys.path[0] = ""
+            exec(compile(argv[1], "<string>", "exec"), {"__name__": "__main__"})
+        elif argv[0] == "-m":
+            sys.argv = [argv[1], *argv[2:]]
+            sys.path[0] = os.getcwd()
+            runpy.run_module(argv[1], run_name="__main__", alter_sys=True)
+        elif argv[0].startswith("-"):
+            print(f"warm python: option {argv[0]} is not supported", file=sys.stderr)
+            raise SystemExit(2)
+        else:
+            sys.argv = argv
+            sys.path[0] = os.path.dirname(os.path.abspath(argv[0]))
+            runpy.run_path(argv[0], run_name="__main__")
         code = 0
     except SystemExit as exc:
-        code = exc.code if isinstance(exc.code, int) else int(exc.code is not None)
+        if exc.code is None or isinstance(exc.code, int):
+            code = exc.code or 0
+        else:  # sys.exit("message"): printed, status 1
+            print(exc.code, file=sys.stderr)
+            code = 1
     except BaseException:
         traceback.print_exc()
     finally:
@@ -108,9 +163,11 @@ while True:
     request = json.loads(data)
     pid = os.fork()
     if pid == 0:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
         listener.close()
         conn.close()
         become_run(request, fds)
+    runs.add(pid)
     for fd in fds:
         os.close(fd)
     threading.Thread(target=reply_when_done, args=(conn, pid), daemon=True).start()
@@ -120,7 +177,7 @@ while True:
 class WarmPython:
     """The server process and the shim that stands in for Python; a context manager."""
 
-    def __init__(self, startup_timeout_s: float = 300):
+    def __init__(self, startup_timeout_s: float = 300, preload: tuple[str, ...] = ()):
         self._dir = tempfile.TemporaryDirectory(prefix="warm-python-")
         directory = Path(self._dir.name)
         socket_path = str(directory / "server.sock")
@@ -129,7 +186,7 @@ class WarmPython:
         self.shim.chmod(0o755)
         env = {**os.environ, "CUDA_VISIBLE_DEVICES": "", "OMP_NUM_THREADS": "1"}
         self.server = subprocess.Popen(
-            [sys.executable, "-c", SERVER, socket_path],
+            [sys.executable, "-c", SERVER, socket_path, *preload],
             stdout=subprocess.PIPE,
             stdin=subprocess.DEVNULL,
             env=env,
@@ -142,8 +199,12 @@ class WarmPython:
             raise RuntimeError(f"the warm interpreter did not start: {line!r}")
 
     def close(self) -> None:
-        self.server.kill()
-        self.server.wait()
+        self.server.terminate()  # it ends the runs still going, then itself
+        try:
+            self.server.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.server.kill()
+            self.server.wait()
         self._dir.cleanup()
 
     def __enter__(self) -> WarmPython:
