@@ -50,8 +50,8 @@ CASES = {
         ["torch_geometric_temporal.nn.recurrent.EvolveGCNO"],
     ),
     "transformers": (
-        "import torch\nfrom transformers import AutoModel\n",
-        ["transformers.AutoModel"],
+        "import torch\nfrom transformers import BertModel\n",
+        ["transformers.BertModel"],
     ),
 }
 NO_LIBRARY = "import torch\nimport torch.nn as nn\nfrom torch.optim import SGD\n"

@@ -273,3 +273,41 @@ def test_a_project_reaches_the_summaries_of_its_interpreters_libraries(tmp_path,
     state = workspace.library_summaries.class_state("evolving.EvolveLike")
     assert kept(state) == {"weight": "module"}
     assert list((tmp_path / "user-cache").rglob("evolving.EvolveLike.json"))
+
+
+@pytest.mark.parametrize(
+    "qualified",
+    [
+        "transformers.BertModel",  # found through `if TYPE_CHECKING:` star imports
+        "diffusers.UNet2DModel",  # through `try: ... else:` inside `if TYPE_CHECKING`
+        "snntorch.Leaky",
+        "lightning.LightningModule",
+        "peft.PeftModel",
+        "spikingjelly.activation_based.neuron.LIFNode",
+    ],
+)
+def test_a_class_chain_is_pythons_mro_within_the_libraries(summaries, qualified):
+    """Every class the chain names is a class of the real MRO, and every class of the MRO
+    from a library (not torch's nn.Module and not builtins) is in the chain."""
+    import builtins
+
+    real = importlib.import_module(qualified.rpartition(".")[0])
+    cls = getattr(real, qualified.rpartition(".")[2])
+    chain = summaries.class_chain(qualified)
+    found = [
+        getattr(importlib.import_module(name.rpartition(".")[0]), name.rpartition(".")[2])
+        for name in chain
+    ]
+    assert found[0] is cls
+    library_classes = {
+        c for c in cls.__mro__ if c.__module__.split(".")[0] not in ("torch", builtins.__name__)
+    }
+    assert set(found) == library_classes
+
+
+def test_an_inherited_method_finds_its_row_along_the_chain(summaries):
+    chain = summaries.class_chain("transformers.BertModel")
+    rows = [library_models.lookup(f"{name}.from_pretrained") for name in chain]
+    (row,) = [r for r in rows if r is not None]
+    assert row.target == "transformers.PreTrainedModel.from_pretrained"
+    assert row.effect("result-module") is not None

@@ -33,10 +33,38 @@ from .environment import Environment
 
 log = logging.getLogger(__name__)
 
-FORMAT = 2  # bump when ClassState or the walk changes: old cache entries are not read
+FORMAT = 3  # bump when ClassState or the walk changes: old cache entries are not read
 MAX_HOPS = 24  # module files followed to find one class and its bases
 # Where the chain stops: nn.Module's own forward is not the library's.
 STOP_CLASSES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module", "object"})
+
+
+def _top_level(tree: ast.Module):
+    """The module's statements, and those inside its top-level `if` and `try` blocks (at
+    any nesting), where packages put imports for type checkers (`if TYPE_CHECKING:`) or
+    fallbacks (`try: ... except ImportError: ... else: ...`)."""
+    todo = list(reversed(tree.body))
+    while todo:
+        statement = todo.pop()
+        yield statement
+        inner = []
+        if isinstance(statement, ast.If):
+            inner = [*statement.body, *statement.orelse]
+        elif isinstance(statement, ast.Try):
+            inner = [*statement.body, *statement.orelse, *statement.finalbody]
+            for handler in statement.handlers:
+                inner.extend(handler.body)
+        todo.extend(reversed(inner))
+
+
+def _shared_prefix(source: str, name: str) -> int:
+    """How much of the class name the module's last part starts (`bert`, BertModel: 4)."""
+    part = source.rpartition(".")[2].replace("_", "").lower()
+    wanted = name.lower()
+    length = 0
+    while length < min(len(part), len(wanted)) and part[length] == wanted[length]:
+        length += 1
+    return length
 
 
 def default_cache_dir() -> Path:
@@ -60,18 +88,30 @@ class LibrarySummaries:
     def __init__(self, environment: Environment, cache_dir: Path | str | None = None):
         self.environment = environment
         self.cache_dir = Path(cache_dir) if cache_dir is not None else default_cache_dir()
-        self._states: dict[str, ClassState | None] = {}
+        self._entries: dict[str, tuple[ClassState, tuple[str, ...]] | None] = {}
         self._modules: dict[str, _Module | None] = {}
         self._digests: dict[str, str] = {}
         self._touched: list[_Module] = []
 
     def class_state(self, qualified_class: str) -> ClassState | None:
         """What the class's forward keeps on self; None when its source cannot be found."""
-        if qualified_class not in self._states:
-            self._states[qualified_class] = self._state(qualified_class)
-        return self._states[qualified_class]
+        entry = self._entry(qualified_class)
+        return entry[0] if entry else None
 
-    def _state(self, qualified_class: str) -> ClassState | None:
+    def class_chain(self, qualified_class: str) -> tuple[str, ...]:
+        """The class and its bases as found (depth first, left first), each named by its
+        defining module (`transformers.models.bert.modeling_bert.BertModel`, ...,
+        `transformers.modeling_utils.PreTrainedModel`): where an inherited method's model
+        row is looked up. Empty when the class cannot be found."""
+        entry = self._entry(qualified_class)
+        return entry[1] if entry else ()
+
+    def _entry(self, qualified_class: str):
+        if qualified_class not in self._entries:
+            self._entries[qualified_class] = self._compute(qualified_class)
+        return self._entries[qualified_class]
+
+    def _compute(self, qualified_class: str) -> tuple[ClassState, tuple[str, ...]] | None:
         key = self._cache_file(qualified_class)
         cached = self._read_cache(key) if key is not None else None
         if cached is not None:
@@ -85,9 +125,10 @@ class LibrarySummaries:
         state = forward_state(qualified_class, [(str(m.path), n) for m, n in chain])
         if hops[0] <= 0:
             state = ClassState(state.qualified_name, state.kept, complete=False)
+        names = tuple(f"{m.name}.{node.name}" for m, node in chain)
         if key is not None:
-            self._write_cache(key, state, self._touched)
-        return state
+            self._write_cache(key, state, names, self._touched)
+        return state, names
 
     # -- finding classes ----------------------------------------------------------------
     def _module(self, name: str) -> _Module | None:
@@ -131,7 +172,7 @@ class LibrarySummaries:
         for statement in module.tree.body:
             if isinstance(statement, ast.ClassDef) and statement.name == name:
                 return module, statement
-        for statement in module.tree.body:
+        for statement in _top_level(module.tree):
             if not isinstance(statement, ast.ImportFrom):
                 continue
             source = self._absolute(module, statement)
@@ -140,6 +181,9 @@ class LibrarySummaries:
                     stars.append(source)
                 elif (alias.asname or alias.name) == name and source:
                     return self._find_class(f"{source}.{alias.name}", hops)
+        # `from .models import *` over hundreds of packages (transformers): the ones named
+        # like the class first (`bert` for BertModel), so the hop budget reaches them.
+        stars.sort(key=lambda source: -_shared_prefix(source or "", name))
         for source in stars:
             inner = self._module(source) if source else None
             if inner is not None:
@@ -216,13 +260,13 @@ class LibrarySummaries:
         folder = f"{owner.name}-{owner.version}"
         return self.cache_dir / f"v{FORMAT}" / folder / f"{qualified_class}.json"
 
-    def _read_cache(self, key: Path) -> ClassState | None:
+    def _read_cache(self, key: Path) -> tuple[ClassState, tuple[str, ...]] | None:
         try:
             data = json.loads(key.read_text(encoding="utf-8"))
             for path, digest in data["depends"].items():
                 if self._digest(path) != digest:
                     return None  # a base class's file changed
-            return ClassState.from_json(data["state"])
+            return ClassState.from_json(data["state"]), tuple(map(str, data["chain"]))
         except (OSError, ValueError, KeyError, TypeError):
             return None
 
@@ -234,8 +278,12 @@ class LibrarySummaries:
                 return None
         return self._digests[path]
 
-    def _write_cache(self, key: Path, state: ClassState, modules: list[_Module]) -> None:
-        data = {"state": state.to_json(), "depends": {str(m.path): m.digest for m in modules}}
+    def _write_cache(self, key: Path, state: ClassState, chain, modules: list[_Module]) -> None:
+        data = {
+            "state": state.to_json(),
+            "chain": list(chain),
+            "depends": {str(m.path): m.digest for m in modules},
+        }
         try:
             key.parent.mkdir(parents=True, exist_ok=True)
             partial = key.with_suffix(f".{os.getpid()}.tmp")
