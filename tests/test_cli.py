@@ -87,7 +87,7 @@ def test_syntax_error_is_reported_and_the_run_goes_on(project, capsys):
     write(project, "d_train.py", RNN_BUGGY)  # needs the engine
     assert main(["check", "--no-color"]) == 1
     out = capsys.readouterr().out.splitlines()
-    assert out[0] == "a_broken.py:1:7: AG000 syntax error: invalid syntax"
+    assert out[0] == "a_broken.py:1:7: AG000 error: syntax error: invalid syntax"
     assert out[1].startswith("b_broken.py:1:") and " AG000 " in out[1]
     assert out[2].startswith("d_train.py:") and " AG001 " in out[2]
     assert out[-1] == "Found 3 findings in 3 files (4 files checked)."
@@ -419,11 +419,11 @@ def test_text_format():
 
     report = sample_report()
     assert text.render(report).splitlines() == [
-        "train.py:12:5: AG001 backward reaches a graph built in an earlier iteration",
+        "train.py:12:5: AG001 error: backward reaches a graph built in an earlier iteration",
         "    9:14: graph built here",
         "    9:5: carried into the next iteration",
         "    lib/util.py:3:1: defined here, in a helper",
-        "dir,with:odd/x.py:2:1: AG004 retain_graph=True, 100% inside a loop",
+        "dir,with:odd/x.py:2:1: AG004 info: retain_graph=True, 100% inside a loop",
         "Found 2 findings in 2 files (3 files checked).",
     ]
     coloured = text.render(report, color=True)

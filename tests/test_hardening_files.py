@@ -62,17 +62,17 @@ def test_hostile_tree_is_checked_to_the_end(hostile):
     assert "Traceback" not in result.stderr
     out = result.stdout
     assert "pkg/good.py:41:5: AG001" in out  # the real file is still checked
-    assert "pkg/fifo.py:1:1: AG000 skipped: not a regular file" in out
-    assert "pkg/zero.py:1:1: AG000 skipped: not a regular file" in out
-    assert "pkg/loop1.py:1:1: AG000 cannot read file" in out
-    assert "pkg/huge.py:1:1: AG000 skipped: too large (300,000 bytes; the limit is 200,000" in out
+    assert "pkg/fifo.py:1:1: AG000 error: skipped: not a regular file" in out
+    assert "pkg/zero.py:1:1: AG000 error: skipped: not a regular file" in out
+    assert "pkg/loop1.py:1:1: AG000 error: cannot read file" in out
+    assert "pkg/huge.py:1:1: AG000 error: skipped: too large (300,000 bytes; the limit is 200,000" in out
     assert result.returncode == 1
 
 
 def test_fifo_named_directly_does_not_hang(hostile):
     result = run_cli("check", "pkg/fifo.py", "pkg/zero.py", cwd=hostile)
-    assert "fifo.py:1:1: AG000 skipped: not a regular file" in result.stdout
-    assert "zero.py:1:1: AG000 skipped: not a regular file" in result.stdout
+    assert "fifo.py:1:1: AG000 error: skipped: not a regular file" in result.stdout
+    assert "zero.py:1:1: AG000 error: skipped: not a regular file" in result.stdout
 
 
 def test_fix_does_not_hang_on_a_fifo_or_a_device(hostile):
@@ -91,7 +91,7 @@ def test_size_limit_option_and_setting(tmp_path):
     with pytest.raises(ConfigError, match="max-file-size"):
         Settings.from_mapping({"max-file-size": "big"})
     result = run_cli("check", "--max-file-size", "100", "big.py", cwd=tmp_path)
-    assert "AG000 skipped: too large (6,000 bytes; the limit is 100" in result.stdout
+    assert "AG000 error: skipped: too large (6,000 bytes; the limit is 100" in result.stdout
 
 
 def test_backtracking_exclude_pattern_cannot_stall_the_run(tmp_path):
@@ -180,5 +180,5 @@ def test_one_failing_path_does_not_abort_the_run(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     assert main(["check", "."]) == 1
     out = capsys.readouterr().out
-    assert "a.py:1:1: AG000 not checked: internal error (RuntimeError)" in out
+    assert "a.py:1:1: AG000 error: not checked: internal error (RuntimeError)" in out
     assert "b.py:41:5: AG001" in out

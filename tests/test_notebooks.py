@@ -76,7 +76,7 @@ def test_text_output_names_the_cell_and_cell_relative_positions(project, capsys)
         Path(__file__).resolve().parent.parent / "samples/notebooks/hoisted_forward_buggy.ipynb"
     )
     _, out, _ = run(capsys, str(sample))
-    assert ":cell 5:5:5: AG001 backward through a graph built once before the loop: " in out
+    assert ":cell 5:5:5: AG001 error: backward through a graph built once before the loop: " in out
     assert "`features` (cell 4 line 1)" in out
     assert "\n    cell 4:1:12: graph built here, once, before the loop" in out
 
@@ -160,7 +160,7 @@ def test_invalid_notebooks_get_an_ag000_and_the_run_goes_on(project, capsys, tex
     (project / "good.ipynb").write_text(BUGGY, encoding="utf-8")
     code, out, _ = run(capsys, "bad.ipynb", "good.ipynb")
     assert code == 1
-    assert out.startswith("bad.ipynb:1:1: AG000 not checked: ")
+    assert out.startswith("bad.ipynb:1:1: AG000 error: not checked: ")
     assert why in out.splitlines()[0]
     assert "good.ipynb:cell 5:4:5: AG001" in out
 
@@ -215,6 +215,6 @@ def test_rerun_hazard_in_every_output(project, capsys):
     path = Path(__file__).resolve().parent.parent / "samples/notebooks/rerun_hidden_buggy.ipynb"
     code, out, _ = run(capsys, str(path))
     assert code == 1
-    assert ":cell 5:7:1: AG001 fails when cell 5 is run again: it reads `hidden`" in out
+    assert ":cell 5:7:1: AG001 warning: fails when cell 5 is run again: it reads `hidden`" in out
     assert "    4:32: cell 5 reads `hidden` that its previous run left with a graph" in out
     assert "7:1: previous run: `loss.backward()` frees" in out

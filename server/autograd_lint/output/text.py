@@ -1,4 +1,4 @@
-"""Human-readable output: `path:line:col: CODE message`, 1-based lines and columns."""
+"""Human-readable output: `path:line:col: CODE severity: message`, 1-based lines and columns."""
 
 from __future__ import annotations
 
@@ -28,7 +28,8 @@ def render(report: Report, *, color: bool = False) -> str:
         cell = f"cell {finding.cell}:" if finding.cell is not None else ""
         where = f"{finding.path}:{cell}{_line_col(finding.span.start)}:"
         code = paint(finding.code, _SEVERITY_COLOR.get(finding.severity, _BOLD))
-        lines.append(f"{paint(where, _BOLD)} {code} {finding.message}")
+        severity = finding.severity.value
+        lines.append(f"{paint(where, _BOLD)} {code} {severity}: {finding.message}")
         lines.extend(_evidence(finding, paint))
         verdict = report.verdicts.get(finding)
         if verdict is not None:
