@@ -10,6 +10,8 @@ Where fork is not available (Windows, macOS' default), files are checked in one 
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import multiprocessing
 import os
 import re
@@ -80,12 +82,16 @@ def check_files(
         count = min(len(todo), jobs * CHUNKS_PER_JOB)
         bounds = [len(todo) * i // count for i in range(count + 1)]
         _RUN = (tasks, check_one, cache, todo)
+        # What the workers inherit is never garbage they must look at: frozen, their
+        # collections skip it (and do not write to its pages, which fork shares).
+        gc.freeze()
         try:
             context = multiprocessing.get_context("fork")
             with ProcessPoolExecutor(jobs, mp_context=context) as pool:
                 parts = list(pool.map(_worker, bounds[:-1], bounds[1:]))
         finally:
             _RUN = None
+            gc.unfreeze()
     for (index, _), found in zip(todo, (f for part in parts for f in part), strict=True):
         results[index] = found
     return results
@@ -100,15 +106,41 @@ def _check_some(tasks, check_one, cache, todo) -> list[list[Finding]]:
     """Findings of tasks[index] for each (index, its bytes if cacheable) of `todo`."""
     results: list[list[Finding]] = []
     analysed: list[tuple[FileTask, bytes, list[Finding]]] = []
-    for index, data in todo:
-        task = tasks[index]
-        found = check_one(task)
-        if data is not None:
-            analysed.append((task, data, found))
-        results.append(found)
+    with _collect_per_file() as file_done:
+        for index, data in todo:
+            task = tasks[index]
+            found = check_one(task)
+            if data is not None:
+                analysed.append((task, data, found))
+            results.append(found)
+            file_done()
     if analysed:
         _store(cache, analysed)
     return results
+
+
+@contextlib.contextmanager
+def _collect_per_file():
+    """The cyclic garbage collector, once per file and over that file's objects only.
+
+    What a run keeps (the project's module summaries, their syntax trees) only grows, and
+    CPython's automatic collections walk all of it again and again: 60% of the run's time
+    on timm's 300 files. Instead, after each file, the objects made since the last file
+    are collected (frees that file's cycles) and the survivors frozen, never walked again.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+
+    def file_done() -> None:
+        gc.collect(0)
+        gc.freeze()
+
+    try:
+        yield file_done
+    finally:
+        gc.unfreeze()
+        if was_enabled:
+            gc.enable()
 
 
 def _store(cache: ResultCache, analysed) -> None:
