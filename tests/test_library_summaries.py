@@ -22,7 +22,7 @@ import pytest
 import torch
 from autograd_lint import environment
 from autograd_lint.analysis import library_models
-from autograd_lint.analysis.library_models.state import forward_state
+from autograd_lint.analysis.library_models.state import forward_state, method_stores
 from autograd_lint.environment import Environment
 from autograd_lint.library_summaries import LibrarySummaries
 
@@ -311,3 +311,46 @@ def test_an_inherited_method_finds_its_row_along_the_chain(summaries):
     (row,) = [r for r in rows if r is not None]
     assert row.target == "transformers.PreTrainedModel.from_pretrained"
     assert row.effect("result-module") is not None
+
+
+GPYTORCH_STORES = [
+    (row, effect)
+    for row in library_models.rows()
+    if row.library == "gpytorch"
+    for effect in row.effects
+    if effect.kind == "stores-argument"
+]
+
+
+@pytest.mark.parametrize(
+    "row, effect", GPYTORCH_STORES, ids=lambda x: getattr(x, "target", None) or x.get("attribute")
+)
+def test_the_source_shows_the_stores_the_rows_say(summaries, row, effect):
+    """A row's stores-argument (checked against gpytorch in test_library_models.py) is
+    what the summary reads from gpytorch's source."""
+    owner, _, method = row.target.rpartition(".")
+    if method[0].isupper():  # a class row: its constructor
+        owner, method = row.target, "__init__"
+    stores = summaries.method_stores(owner, method)
+    assert effect["argument"] in stores[effect["attribute"]]
+
+
+def test_a_buffer_keeps_what_it_is_given():
+    source = """
+        class Replay:
+            def push(self, state, reward):
+                self.memory.append(state)
+                self.rewards[len(self.rewards)] = reward
+                self.count = self.count + 1
+
+        class Layer:
+            def forward(self, x):
+                y = x * 2
+                self.history.append(y)
+                return y
+    """
+    tree = ast.parse(textwrap.dedent(source))
+    replay, layer = (("m.py", node) for node in tree.body)
+    stores, complete = method_stores([replay], "push")
+    assert complete and stores == {"memory": ("state",), "rewards": ("reward",)}
+    assert kept(forward_state("m.Layer", [layer])) == {"history": "input"}

@@ -28,12 +28,12 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from .analysis.library_models.state import ClassState, forward_state
+from .analysis.library_models.state import ClassState, forward_state, method_stores
 from .environment import Environment
 
 log = logging.getLogger(__name__)
 
-FORMAT = 3  # bump when ClassState or the walk changes: old cache entries are not read
+FORMAT = 4  # bump when ClassState or the walk changes: old cache entries are not read
 MAX_HOPS = 24  # module files followed to find one class and its bases
 # Where the chain stops: nn.Module's own forward is not the library's.
 STOP_CLASSES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module", "object"})
@@ -89,6 +89,7 @@ class LibrarySummaries:
         self.environment = environment
         self.cache_dir = Path(cache_dir) if cache_dir is not None else default_cache_dir()
         self._entries: dict[str, tuple[ClassState, tuple[str, ...]] | None] = {}
+        self._stores: dict[tuple[str, str], dict[str, tuple[str, ...]]] = {}
         self._modules: dict[str, _Module | None] = {}
         self._digests: dict[str, str] = {}
         self._touched: list[_Module] = []
@@ -105,6 +106,20 @@ class LibrarySummaries:
         row is looked up. Empty when the class cannot be found."""
         entry = self._entry(qualified_class)
         return entry[1] if entry else ()
+
+    def method_stores(self, qualified_class: str, method: str) -> dict[str, tuple[str, ...]]:
+        """Which attributes of self the class's `method` stores each argument in
+        ({"train_targets": ("train_targets",)} for gpytorch's ExactGP.__init__); empty
+        when the class or method is not found. Kept in memory only."""
+        key = (qualified_class, method)
+        if key not in self._stores:
+            self._touched = []
+            hops = [MAX_HOPS]
+            found = self._find_class(qualified_class, hops)
+            chain = self._chain(*found, hops) if found is not None else []
+            paths = [(str(m.path), node) for m, node in chain]
+            self._stores[key] = method_stores(paths, method)[0] if chain else {}
+        return self._stores[key]
 
     def _entry(self, qualified_class: str):
         if qualified_class not in self._entries:

@@ -6,7 +6,8 @@ it is in: `library_summaries.py` finds them in the user's environment), this wal
 attributes bound to them, `self.state_function = self._base_sub`) to a depth, and
 answers which attributes of `self` are
 
-- assigned (or filled, `self._memories[name] = value`) with a value computed from
+- assigned (or filled: `self._memories[name] = value`, `self.buffer.append(value)`)
+  with a value computed from
   forward's inputs ("input") or from the module's own parameters and submodules
   ("module": attributes forward reads but never assigns, calls of submodules), and
 - read by forward before any assignment in the same call has surely happened,
@@ -18,6 +19,9 @@ EvolveGCN `self.weight`, evolved by a GRU from a parameter). Attributes only rea
 `super().method()` runs the next definition along the chain. The walk is
 bounded by a depth of method calls and a budget of visited nodes; a summary cut short
 says so (`complete` False), and what it found so far still holds.
+
+`method_stores` answers, for any method (`__init__`, `push`, `set_train_data`), which
+attributes of self it stores each of its arguments in.
 
 Pure: stdlib ast only.
 """
@@ -39,6 +43,13 @@ NO_HISTORY_CALLS = frozenset(
     {"detach", "item", "tolist", "numel", "size", "dim", "zeros_like", "ones_like",
      "empty_like", "full_like", "zeros", "ones", "empty", "full", "isinstance", "len",
      "hasattr", "type", "super"}
+)  # fmt: skip
+
+
+# Methods that put their arguments into the container they are called on.
+CONTAINER_STORES = frozenset(
+    {"append", "appendleft", "extend", "insert", "add", "update", "setdefault", "put",
+     "push"}
 )  # fmt: skip
 
 
@@ -90,13 +101,7 @@ class _Walk:
     stack: list[tuple[str, int]] = field(default_factory=list)
 
 
-def forward_state(
-    qualified_name: str,
-    chain: Sequence[tuple[str, ast.ClassDef]],
-    max_depth: int = MAX_DEPTH,
-    max_nodes: int = MAX_NODES,
-) -> ClassState:
-    """The state `forward` keeps, for a class given as [(path, ClassDef)] in MRO order."""
+def _prepare(chain, max_depth: int, max_nodes: int) -> _Walk:
     definitions: dict[str, list[Definition]] = {}
     for index, (path, node) in enumerate(chain):
         for item in node.body:
@@ -109,9 +114,19 @@ def forward_state(
                 for target in sub.targets:
                     if _self_attribute(target):
                         aliases.setdefault(target.attr, set()).add(sub.value.attr)
-    if "forward" not in definitions:
+    return _Walk(definitions, aliases, max_depth, max_nodes)
+
+
+def forward_state(
+    qualified_name: str,
+    chain: Sequence[tuple[str, ast.ClassDef]],
+    max_depth: int = MAX_DEPTH,
+    max_nodes: int = MAX_NODES,
+) -> ClassState:
+    """The state `forward` keeps, for a class given as [(path, ClassDef)] in MRO order."""
+    walk = _prepare(chain, max_depth, max_nodes)
+    if "forward" not in walk.definitions:
         return ClassState(qualified_name)
-    walk = _Walk(definitions, aliases, max_depth, max_nodes)
     # A first walk only learns which attributes forward's calls assign (the others are
     # the module's parameters and options); then what each holds is found pass by pass.
     _call(walk, "forward", None, 0, -1)
@@ -128,6 +143,31 @@ def forward_state(
         if name in walk.read_first
     )  # fmt: skip
     return ClassState(qualified_name, kept, walk.complete)
+
+
+def method_stores(
+    chain: Sequence[tuple[str, ast.ClassDef]],
+    method: str,
+    max_depth: int = MAX_DEPTH,
+    max_nodes: int = MAX_NODES,
+) -> tuple[dict[str, tuple[str, ...]], bool]:
+    """Which attributes of self a method stores its arguments in (assigned, or put into a
+    container: `self.buffer.append(x)`), by parameter: ({"train_targets":
+    ("train_targets",)}, complete). Positional parameters only; self left out."""
+    walk = _prepare(chain, max_depth, max_nodes)
+    found = walk.definitions.get(method)
+    if not found:
+        return {}, True
+    function = found[0][2]
+    parameters = [a.arg for a in (*function.args.posonlyargs, *function.args.args)][1:]
+    stores: dict[str, list[str]] = {}
+    for parameter in parameters:
+        walk.assigned, walk.read_first, walk.surely = {}, {}, set()
+        _call(walk, method, [INPUT if p == parameter else 0 for p in parameters], 0, -1)
+        for name, (bits, _, _) in walk.assigned.items():
+            if bits & INPUT:
+                stores.setdefault(name, []).append(parameter)
+    return {name: tuple(found) for name, found in sorted(stores.items())}, walk.complete
 
 
 def _self_attribute(node) -> bool:
@@ -337,6 +377,10 @@ def _call_expr(walk: _Walk, scope: _Scope, node: ast.Call, depth: int) -> int:
         return carried
     callee = function.attr if isinstance(function, ast.Attribute) else getattr(function, "id", "")
     receiver = _expr(walk, scope, function, depth) if isinstance(function, ast.Attribute) else 0
+    if callee in CONTAINER_STORES and _self_attribute(getattr(function, "value", None)):
+        # self.buffer.append(x): the container attribute keeps what it is given.
+        walk.ever_assigned.add(function.value.attr)
+        _record(walk, scope, function.value.attr, passed, node.lineno)
     if callee in NO_HISTORY_CALLS:
         return 0
     return receiver | passed
