@@ -26,6 +26,7 @@ from ..rules import CONFIRMABLE  # the same codes as the command line's --confir
 from ..runtime.discovery import runtime_findings, training_loops, without_duplicates
 from ..runtime.runner import GROWTH_CODES, confirm_async, verdict_for
 from ..runtime.verdict import RuntimeOptions, RuntimeVerdict, format_verdict, refusal
+from . import confirm_hover
 from .convert import SOURCE, LineIndex, to_diagnostic
 from .documents import Document
 
@@ -100,6 +101,26 @@ class Confirmations:
             )
             for finding, verdict, _ in found
         ]
+
+    def verdicts_at(self, uri: str, where: types.Position) -> list[RuntimeVerdict]:
+        """The verdicts of the findings under a client position (for the hover)."""
+        document = self.server.documents.get(uri)
+        if document is None or not document.is_python:
+            return []
+        lines = document.line_index(self.server.encoding)
+        position = lines.from_client(where)
+        stored = self._verdicts.get(uri) or {}
+        found = [
+            stored.get(verdict_key(finding, lines))
+            for finding in document.findings
+            if finding.span.contains(position.line, position.column)
+        ]
+        found += [
+            verdict
+            for finding, verdict, _ in self._found.get(uri, [])
+            if finding.span.contains(position.line, position.column)
+        ]
+        return [verdict for verdict in found if verdict is not None]
 
     def record(self, uri: str, key: tuple, verdict: RuntimeVerdict) -> None:
         self._verdicts.setdefault(uri, {})[key] = verdict
@@ -439,3 +460,4 @@ def register(server) -> None:
         server.feature(types.TEXT_DOCUMENT_CODE_ACTION)(code_actions)
     else:
         features[types.TEXT_DOCUMENT_CODE_ACTION] = code_actions
+    confirm_hover.register(server, confirmations)  # the figures of a run, in the hover
