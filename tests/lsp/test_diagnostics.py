@@ -48,6 +48,19 @@ async def test_non_python_documents_are_not_checked(client):
         assert all(p.uri != doc.uri for p in client.published)
 
 
+async def test_a_py_file_without_a_language_id_is_checked(client):
+    # A language the client names is taken at its word, whatever the file is called.
+    markdown = Editor(client, client.workspace / "notes.py", BROKEN, language_id="markdown")
+    # Neovim without filetype detection sends "" (other clients "plaintext") for a .py file.
+    for number, language in enumerate(("", "plaintext")):
+        doc = Editor(client, client.workspace / f"bare_{number}.py", BROKEN, language_id=language)
+        assert [d.code for d in await doc.diagnostics()] == ["AG000"]
+    if uses_pull(client):
+        assert await markdown.diagnostics() == []
+    else:
+        assert all(p.uri != markdown.uri for p in client.published)
+
+
 async def test_only_the_latest_version_is_published(client):
     doc = Editor(client, client.workspace / "fast.py", FIXED)
     await doc.diagnostics()

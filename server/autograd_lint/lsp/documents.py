@@ -116,7 +116,13 @@ class Document:
 
     @property
     def is_python(self) -> bool:
-        return self.language_id == "python"
+        # A client without filetype detection (Neovim started bare) sends an empty or a
+        # plain-text language id: a `.py` file is still Python then. Another language's id
+        # (markdown, a notebook's cells) is taken at its word.
+        if self.language_id == "python":
+            return True
+        untyped = self.language_id.lower() in ("", "plaintext", "text")
+        return untyped and self.uri.split("?", 1)[0].lower().endswith((".py", ".pyi"))
 
     def set_text(self, text: str) -> None:
         self._source, self._lines = text, None
