@@ -127,6 +127,31 @@ def test_relative_import_inside_a_package(tmp_path):
     assert [f.code for f in check(root, "app/train.py")] == ["AG001"]
 
 
+def test_parent_package_submodule_imported_relatively(tmp_path, torch_python):
+    # `from .. import models` names a submodule of the parent package, found only by
+    # going up two levels; read as an absolute `models` it resolves to nothing.
+    root = write_project(
+        tmp_path,
+        {
+            "app/__init__.py": "",
+            "app/models.py": MODELS,
+            "app/loops/__init__.py": "",
+            "app/loops/train.py": TRAIN.format(
+                import_line="from .. import models", constructor="models.Keeper()"
+            ),
+        },
+    )
+    (finding,) = check(root, "app/loops/train.py")
+    assert (finding.code, finding.kind) == ("AG001", "module-state")
+    assert finding.steps(Role.BUILT)[0].path == str(root / "app" / "models.py")
+    run = subprocess.run(
+        [torch_python, "-m", "app.loops.train"], cwd=root, capture_output=True, text=True,
+        timeout=180,
+    )  # fmt: skip
+    assert "Trying to backward through the graph a second time" in run.stderr
+    assert f'train.py", line {finding.span.start.line}' in run.stderr
+
+
 def test_missing_modules_and_cycles_are_quiet(tmp_path):
     root = write_project(
         tmp_path,
