@@ -247,7 +247,13 @@ def run_check(args: argparse.Namespace) -> int:
     except ValueError as exc:
         return _usage_error(str(exc))
     if found_at_runtime:
-        findings = sorted([*findings, *found_at_runtime], key=lambda f: f.sort_key())
+        # The file's select, ignore and severity settings hold for what a run found too.
+        for found in found_at_runtime:
+            verdict = verdicts.pop(found)
+            for kept in settings_of(Path(found.path)).apply([found]):
+                findings.append(kept)
+                verdicts[kept] = verdict
+        findings.sort(key=lambda f: f.sort_key())
     report = Report(findings, files_checked=len(seen), verdicts=verdicts)
     color = args.format == "text" and not args.no_color and _stdout_wants_color()
     _write(FORMATS[args.format](report, color=color))

@@ -151,3 +151,7 @@ def test_confirm_always_reports_runtime_findings_in_json(warm, capsys, monkeypat
     assert main([*argv, "--confirm"]) == 1
     codes = [f["code"] for f in json.loads(capsys.readouterr().out)["findings"]]
     assert codes == ["AG003"]
+    # What a run found obeys the file's settings like any finding.
+    assert main([*argv, "--confirm=always", "--ignore", "AG001", "--exit-zero"]) == 0
+    codes = [f["code"] for f in json.loads(capsys.readouterr().out)["findings"]]
+    assert codes == ["AG003"]
