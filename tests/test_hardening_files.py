@@ -65,7 +65,10 @@ def test_hostile_tree_is_checked_to_the_end(hostile):
     assert "pkg/fifo.py:1:1: AG000 error: skipped: not a regular file" in out
     assert "pkg/zero.py:1:1: AG000 error: skipped: not a regular file" in out
     assert "pkg/loop1.py:1:1: AG000 error: cannot read file" in out
-    assert "pkg/huge.py:1:1: AG000 error: skipped: too large (300,000 bytes; the limit is 200,000" in out
+    assert (
+        "pkg/huge.py:1:1: AG000 error: skipped: too large (300,000 bytes; the limit is 200,000"
+        in out
+    )
     assert result.returncode == 1
 
 
