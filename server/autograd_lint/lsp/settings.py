@@ -5,8 +5,8 @@
       "select": ["AG0"], "ignore": ["AG003"],
       "severity": {"AG001": "warning"},
       "trace": "off" | "messages" | "verbose",
-      "runtime": {"enabled": false, "device": "cpu", "python": null, "args": [],
-                  "maxSteps": 3, "timeoutSeconds": 60},
+      "runtime": {"enabled": false, "device": "auto", "python": null, "args": [],
+                  "maxSteps": 5, "timeoutSeconds": 120},
       "workspaceTrusted": false,
       "interpreter": ["/path/to/python"],
       "python": "/path/to/python"
@@ -39,12 +39,14 @@ TRACE_LEVELS = ("off", "messages", "verbose")
 class RuntimeSettings:
     """How runtime confirmation runs (see lsp/confirm.py)."""
 
+    # The command line's defaults (runtime.verdict.RuntimeOptions) and the VS Code
+    # extension's (package.json): one answer whichever way a run is asked for.
     enabled: bool = False
-    device: str = "cpu"
+    device: str = "auto"
     python: str | None = None
     args: tuple[str, ...] = ()
-    max_steps: int = 3
-    timeout_seconds: float = 60.0
+    max_steps: int = 5
+    timeout_seconds: float = 120.0
 
     def to_json(self) -> dict:
         return {
