@@ -3,6 +3,7 @@
 import * as fs from "node:fs";
 import * as vscode from "vscode";
 import type { LanguageClient } from "vscode-languageclient/node";
+import { nearestDiagnostics } from "./nearest";
 import { findInterpreter } from "./python";
 import { confirmableCodes, serverRules } from "./rules";
 import type { ServerManager } from "./server";
@@ -15,9 +16,9 @@ const RULE_DOCS = "https://github.com/autograd-lint/autograd-lint/blob/main/docs
 export type CommandResult = { ok: true; detail?: string } | { ok: false; reason: string };
 
 function ourDiagnosticsAt(uri: vscode.Uri, position?: vscode.Position): vscode.Diagnostic[] {
-  return vscode.languages
-    .getDiagnostics(uri)
-    .filter((d) => d.source === SECTION && (!position || d.range.contains(position)));
+  const ours = vscode.languages.getDiagnostics(uri).filter((d) => d.source === SECTION);
+  // Under the cursor, else on its line: the cursor is often outside the squiggle.
+  return position ? nearestDiagnostics(ours, position) : ours;
 }
 
 function codeOf(diagnostic: vscode.Diagnostic): string {
