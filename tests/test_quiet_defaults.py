@@ -186,3 +186,20 @@ def test_a_data_write_and_a_raised_severity_still_show():
     source, (read,) = findings_of(DATA_READ, "AG006")
     raised = dataclasses.replace(read, severity=Severity.WARNING)  # severity = {AG006 = ...}
     assert _editor_severities(source, [raised]) == [types.DiagnosticSeverity.Warning]
+
+
+def test_the_server_does_not_log_a_cancel_it_has_already_answered(caplog):
+    import logging
+
+    from autograd_lint.lsp.transport import quiet_expected_warnings
+
+    quiet_expected_warnings()
+    quiet_expected_warnings()  # once is enough; twice adds nothing
+    logger = logging.getLogger("pygls.protocol.json_rpc")
+    with caplog.at_level(logging.WARNING, logger="pygls.protocol.json_rpc"):
+        # What pygls logs for VS Code's routine cancel of an answered hover request...
+        logger.warning('Cancel notification for unknown message id "%s"', 17)
+        # ...and a warning that still matters.
+        logger.warning("Unknown method %s", "textDocument/foo")
+    assert [r.getMessage() for r in caplog.records] == ["Unknown method textDocument/foo"]
+    assert sum(type(f).__name__ == "_ExpectedCancels" for f in logger.filters) == 1

@@ -472,6 +472,7 @@ def main(args=None) -> int:
     server.collector.freeze_startup()
     handler = _ForwardErrors(server)
     logging.getLogger("autograd_lint").addHandler(handler)
+    transport.quiet_expected_warnings()
     tcp = getattr(args, "tcp", None)  # (host, port) from the CLI, or "HOST:PORT"
     if isinstance(tcp, str):
         host, _, port = tcp.rpartition(":")

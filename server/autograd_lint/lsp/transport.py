@@ -163,3 +163,19 @@ def start_io(server, stdin: BinaryIO | None = None, stdout: BinaryIO | None = No
         # killed) before the thread pool is waited for: exit must not wait for the script.
         runner.stop_all()
         server.shutdown()
+
+
+class _ExpectedCancels(logging.Filter):
+    """pygls warns about a `$/cancelRequest` for a request it has already answered. That is
+    the normal race of a client cancelling a hover or a code-action list as the cursor
+    moves (VS Code does it all the time), not a problem: editors showed it as an error line
+    in the server's log."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not str(record.msg).startswith("Cancel notification for unknown message id")
+
+
+def quiet_expected_warnings() -> None:
+    logger = logging.getLogger("pygls.protocol.json_rpc")
+    if not any(isinstance(f, _ExpectedCancels) for f in logger.filters):
+        logger.addFilter(_ExpectedCancels())
