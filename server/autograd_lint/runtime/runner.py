@@ -75,7 +75,9 @@ def harness_command(
     if options.discover:  # no finding says where the loop is: count every loop's passes
         loops |= script_loops(script)
     command = [options.python or sys.executable, str(HARNESS), "--script", str(script)]
-    if lines:
+    # Lines of interest make the harness name a finding's line when it is on the stack; a
+    # discovering run names the failing backward itself, and its frames name the rest.
+    if lines and not options.discover:
         command += ["--lines", ",".join(map(str, lines))]
     if loops:
         command += ["--loop-lines", ",".join(f"{start}:{end}" for start, end in sorted(loops))]
