@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import importlib
 import subprocess
-import sys
 import textwrap
 
 import pytest
 from autograd_lint.analysis import Role, analyze
 from autograd_lint.analysis.frameworks import LIGHTNING_DATA_ATTRIBUTES, LIGHTNING_MODULES
+from warm_python import WarmPython
 
 FREED = "Trying to backward through the graph a second time"
 
@@ -110,17 +110,23 @@ PROGRAMS = {
 }
 
 
-def run(source: str) -> str:
-    proc = subprocess.run(
-        [sys.executable, "-c", source], capture_output=True, text=True, timeout=240
-    )
+@pytest.fixture(scope="module")
+def lightning_python():
+    """`python` with torch and both Lightning packages loaded: every program imports one,
+    which takes seconds; each run is forked from this one server (tests/runtime/warm_python)."""
+    with WarmPython(preload=("lightning", "pytorch_lightning")) as warm:
+        yield str(warm.shim)
+
+
+def run(python: str, source: str) -> str:
+    proc = subprocess.run([python, "-c", source], capture_output=True, text=True, timeout=240)
     return proc.stderr if proc.returncode else ""
 
 
 @pytest.mark.parametrize("name", PROGRAMS)
-def test_lightning_driver_agrees_with_lightning(name: str) -> None:
+def test_lightning_driver_agrees_with_lightning(name: str, lightning_python: str) -> None:
     source, failing = PROGRAMS[name]
-    stderr = run(source)
+    stderr = run(lightning_python, source)
     findings = [f for f in analyze(source) if f.code in ("AG001", "AG002", "AG007")]
     if failing is None:
         assert stderr == ""

@@ -1,9 +1,11 @@
 """Run the yardstick's runnable completions under torch and check each one's label.
 
-    python tests/realworld/run_cases.py [--json OUT] [--timeout S] FILE...
+    python tests/realworld/run_cases.py [--json OUT] [--timeout S] [--jobs N] FILE...
 
-One interpreter imports torch once; every file then runs in a forked child (so one
-case's globals, threads or crash cannot leak into the next) with its output captured.
+One interpreter imports torch once, and the other libraries the files import at their
+top (lightning, gpytorch, ...: seconds each); every file then runs in a forked child (so
+one case's globals, threads or crash cannot leak into the next) with its output captured,
+`--jobs` of them at a time (default 2).
 A file whose line ends with `# realworld: fails` must raise the graph error from that
 line — the innermost frame of the file itself in the traceback; a file without the mark
 must run to the end. The error is `freed` ("Trying to backward through the graph a
@@ -16,6 +18,9 @@ the outcomes, which `tests/test_realworld.py` reads.
 from __future__ import annotations
 
 import argparse
+import ast
+import contextlib
+import importlib
 import json
 import os
 import re
@@ -25,6 +30,7 @@ import sys
 import tempfile
 import time
 import traceback
+from multiprocessing.pool import ThreadPool
 from pathlib import Path
 
 FAILS_MARK = re.compile(r"#\s*realworld:\s*fails\s*$")
@@ -83,6 +89,28 @@ def _run_child(path: Path, out_fd: int) -> None:
     os.write(out_fd, json.dumps(result).encode())
     os.close(out_fd)
     os._exit(0)
+
+
+def preload(paths: list[Path]) -> None:
+    """Import, once and before any fork, each non-standard library a file imports at its top.
+
+    A case that imports lightning then finds it loaded instead of spending seconds on it.
+    """
+    names = set()
+    for path in paths:
+        try:
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+        except (OSError, SyntaxError, ValueError):
+            continue
+        for node in tree.body:
+            if isinstance(node, ast.Import):
+                names.update(alias.name.split(".")[0] for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names.add(node.module.split(".")[0])
+    for name in sorted(names - set(sys.stdlib_module_names)):
+        # A library that fails to import is left to the case, which meets the same error.
+        with contextlib.suppress(Exception):
+            importlib.import_module(name)
 
 
 def run_one(path: Path, timeout_s: float) -> dict:
@@ -150,21 +178,26 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("files", nargs="+", type=Path)
     parser.add_argument("--json", type=Path, help="write the outcomes here")
     parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S)
+    parser.add_argument("--jobs", type=int, default=2, help="cases run at once (default 2)")
     args = parser.parse_args(argv)
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     import torch  # noqa: F401 - imported once, before the forks
 
+    preload(args.files)
     outcomes = {}
     failures = 0
-    for path in args.files:
-        result = run_one(path.resolve(), args.timeout)
-        ok, why = verdict(path, result)
-        result.update(ok=ok, why=why, marked=marked_lines(path))
-        outcomes[str(path)] = result
-        failures += not ok
-        print(f"{'ok  ' if ok else 'FAIL'} {path} ({result['seconds']} s): {why}", flush=True)
-        if not ok and result.get("output_tail"):
-            print("     " + result["output_tail"][-600:].replace("\n", "\n     "))
+    # Each worker thread only forks a case and waits on its pipe; the results are printed
+    # here, in the order of the files, whatever order they finish in.
+    with ThreadPool(max(1, args.jobs)) as pool:
+        results = pool.imap(lambda path: run_one(path.resolve(), args.timeout), args.files)
+        for path, result in zip(args.files, results, strict=True):
+            ok, why = verdict(path, result)
+            result.update(ok=ok, why=why, marked=marked_lines(path))
+            outcomes[str(path)] = result
+            failures += not ok
+            print(f"{'ok  ' if ok else 'FAIL'} {path} ({result['seconds']} s): {why}", flush=True)
+            if not ok and result.get("output_tail"):
+                print("     " + result["output_tail"][-600:].replace("\n", "\n     "))
     if args.json:
         args.json.write_text(json.dumps(outcomes, indent=1), encoding="utf-8")
     print(f"{len(outcomes) - failures} of {len(outcomes)} labels hold")
