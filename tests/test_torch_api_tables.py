@@ -389,3 +389,55 @@ def test_grad_mode_context_row_sets_the_mode(name):
 
 # WEIGHT_SAVING_FUNCTIONS and RECURRENT_LAYERS are checked row by row in
 # test_stepped_weights.py, beside the analysis that uses them.
+
+
+NON_SAVING_CALLS = {
+    "to": lambda t: t.to(torch.float64),
+    "type": lambda t: t.type(torch.float64),
+    "view": lambda t: t.view(-1),
+    "view_as": lambda t: t.view_as(torch.empty(6)),
+    "reshape": lambda t: t.t().reshape(-1),  # not contiguous: reshape copies
+    "reshape_as": lambda t: t.reshape_as(torch.empty(3, 2)),
+    "flatten": lambda t: t.flatten(),
+    "squeeze": lambda t: t.unsqueeze(0).squeeze(0),
+    "unsqueeze": lambda t: t.unsqueeze(0),
+    "permute": lambda t: t.permute(1, 0),
+    "transpose": lambda t: t.transpose(0, 1),
+    "expand": lambda t: t[:1].expand(4, 3),
+    "expand_as": lambda t: t[:1].expand_as(torch.empty(4, 3)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(api.NON_SAVING_METHODS))
+def test_non_saving_method_row_keeps_no_tensor_for_backward(name):
+    """A second backward through the op alone (over a leaf) does not fail: its node saved
+    no tensor that the first backward could free. (A saving op, `exp`, fails the same way.)"""
+    assert hasattr(torch.Tensor, name), name
+    if name == "cuda" and not torch.cuda.is_available():
+        return  # the row exists (above); moving to a GPU needs one
+    call = NON_SAVING_CALLS.get(name, lambda t: getattr(t, name)())
+    leaf = torch.randn(2, 3, requires_grad=True)
+    result = call(leaf)
+    assert result.grad_fn is not None or result is leaf, name
+    for _ in range(2):
+        result.backward(torch.ones_like(result))
+    saving = leaf.exp()
+    saving.backward(torch.ones_like(saving))
+    with pytest.raises(RuntimeError, match="second time"):
+        saving.backward(torch.ones_like(saving))
+
+
+@pytest.mark.parametrize("name", sorted(api.RETURNS_ARGUMENTS))
+def test_returns_arguments_row_hands_back_its_arguments(name):
+    import importlib
+
+    module_name, class_name, method_name = name.rsplit(".", 2)
+    cls = getattr(importlib.import_module(module_name), class_name)
+    owner = cls(cpu=True)
+    method = getattr(owner, method_name)
+    model = torch.nn.Linear(3, 2)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    prepared_model, prepared_optimizer = method(model, optimizer)
+    assert isinstance(prepared_model, torch.nn.Module)
+    assert prepared_optimizer.param_groups[0]["params"][0].shape == (2, 3)
+    assert isinstance(method(torch.nn.Linear(3, 2)), torch.nn.Module)  # one in, one out

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 
+from . import roles
 from . import torch_api as api
 from .exprs import dotted_name
 from .values import (
@@ -32,6 +33,8 @@ from .values import (
 )
 
 TORCH_LAYER = "torch.nn"  # the first element of a torch layer's object key
+EXTERN = "extern"  # the first element of the key of an object of a class we cannot see
+FROZEN = "<frozen>"  # heap attribute: the module's parameters do not require grad
 
 
 def list_after(receiver: Val, method: str, args: list[Val]) -> tuple | None:
@@ -44,6 +47,11 @@ def list_after(receiver: Val, method: str, args: list[Val]) -> tuple | None:
     if method == "extend" and len(args) == 1 and args[0].parts is not None:
         return (*receiver.parts, *args[0].parts)
     return None
+
+
+def is_unseen(val: Val) -> bool:
+    """No class we can read: no object key, or an instance of a library's class."""
+    return val.ref is None or (isinstance(val.ref, tuple) and val.ref[:1] == (EXTERN,))
 
 
 def literal_keyword(call: ast.Call, name: str):
@@ -70,8 +78,8 @@ class CallMixin:
         return self.dispatch(node, callee, args, name)
 
     def dispatch(self, node: ast.Call, callee: Val, args: list[Val], name: str | None) -> Val:
-        if callee.kind == TENSOR and not callee.origins and name and api.MODELISH_NAME.match(name):
-            # `model = accelerator.prepare(model)` loses track of the object, not of its name.
+        if self.unknown_module(callee, name):
+            # A parameter, a library's object: what the code does with it says it is a module.
             return self.call_module(node, Val(EMPTY, MODULE, None), args)
         if callee.kind == FUNC:
             return self.call_function(node, callee.ref, args, None)
@@ -80,10 +88,16 @@ class CallMixin:
         if callee.kind == MODULE:
             return self.call_module(node, callee, args)
         if callee.kind in (OBJECT, DIST):
-            return self.union(args, node)
+            return self.union(args, node, assumed=True)
         if name is not None:
             return self.call_by_name(node, name, args)
-        return self.union([callee, *args], node)
+        return self.union([callee, *args], node, assumed=True)
+
+    def unknown_module(self, callee: Val, path: str | None) -> bool:
+        """A value we know nothing of (no origins, no class) that evidence says is a module."""
+        if callee.origins or callee.kind not in (TENSOR, OBJECT) or not is_unseen(callee):
+            return False
+        return self.role_of(path) == roles.MODULE_ROLE
 
     def eval_arguments(self, node: ast.Call) -> list[Val]:
         vals = [self.ev(arg) for arg in node.args]
@@ -135,11 +149,7 @@ class CallMixin:
         if held is not None:
             # A callable kept on an object: `self.rnn(x, h)`, `self.loss_fn(out, y)`.
             return self.dispatch(node, held.val, args, None)
-        if (
-            isinstance(func.value, ast.Name)
-            and func.value.id == "self"
-            and api.MODELISH_NAME.match(method)
-        ):
+        if receiver.kind in (MODULE, OBJECT) and self.unknown_module(NOTHING, dotted):
             # `self.net(x)` where `self.net` was set somewhere we did not see.
             return self.call_module(node, Val(EMPTY, MODULE, None), args)
         if method in api.CUT_METHODS:
@@ -159,13 +169,15 @@ class CallMixin:
                 return Val(frozenset({leaf}), CONTAINER)
             if method in ("forward", "__call__"):
                 return self.call_module(node, receiver, args)
+            if method == "requires_grad_":
+                self.set_frozen(func.value, receiver, node)
+                return receiver
             if method in api.MODULE_PLUMBING:
                 return receiver if method in ("to", "cuda", "cpu", "train", "eval") else NOTHING
             if method.endswith("_") and not method.endswith("__"):
                 return NOTHING
-            if api.INITIAL_STATE_METHOD.match(method):
-                return self.union(args, node)
-            # Any other method of a model (`model.encode(x)`, `model.decode(z)`).
+            # Any other method of a model we cannot see (`model.encode(x)`,
+            # `model.init_hidden(n)`): assumed to pass its arguments' graphs on.
             return self.call_opaque(node, Val(EMPTY, MODULE, None), args)
         if receiver.kind == OPTIMIZER:
             closure = next((a for a in args if a.kind == FUNC), None) if method == "step" else None
@@ -181,8 +193,13 @@ class CallMixin:
             return self.union([receiver, *args], node)
         if method == "detach_":
             self.assign_to(func.value, NOTHING, node)
+            self.cut_iterated(func.value, node)
             return NOTHING
-        if method == "requires_grad_":
+        if method == "requires_grad_" and receiver.kind in (TENSOR, ELEMENT):
+            if literal_keyword(node, "requires_grad") is False or (
+                node.args and isinstance(node.args[0], ast.Constant) and not node.args[0].value
+            ):
+                return receiver
             leaf = Val(frozenset({self.new_origin(node, leaf=True)}))
             self.assign_to(func.value, leaf, node)
             return leaf
@@ -202,13 +219,36 @@ class CallMixin:
                     # `pop`, `sort`, `remove`...: which element sits where is not known now.
                     self.assign_to(func.value, Val(receiver.origins, CONTAINER), node)
                 return Val(receiver.origins) if receiver.origins else NOTHING
+        returned = self.library_result(receiver, method, args)
+        if returned is not None:
+            return returned
+        if receiver.kind not in (TENSOR, ELEMENT, CONTAINER):
+            # A method of an object we cannot see (`accelerator.clip_grad_norm_(params)` is
+            # no tensor op): only assumed to pass its arguments' graphs on.
+            return self.union(args, node, assumed=True)
         if method.endswith("_") and not method.endswith("__"):
             self.modify_in_place(func.value, args, node)
             return self.ev(func.value) if isinstance(func.value, ast.Name) else NOTHING
         if receiver.kind == TENSOR and not receiver.origins and dotted is not None:
             # A method of an unknown object: only a graph if the arguments carry one.
-            return self.union(args, node)
+            return self.union(args, node, assumed=True)
+        if method in api.NON_SAVING_METHODS and receiver.origins:
+            # `.to(device)`, `.view(...)`: a node that keeps no tensor for backward, so
+            # nothing of it can be freed; the value reaches what its receiver reaches.
+            return Val(receiver.origins)
         return self.union([receiver, *args], node)
+
+    def library_result(self, receiver: Val, method: str, args: list[Val]) -> Val | None:
+        """What a library method modelled as data returns (`accelerator.prepare(m, opt)`
+        hands its arguments back, in order and in kind)."""
+        ref = receiver.ref
+        if not (isinstance(ref, tuple) and ref[:1] == (EXTERN,)):
+            return None
+        if f"{ref[1]}.{method}" not in api.RETURNS_ARGUMENTS:
+            return None
+        if len(args) == 1:
+            return args[0]
+        return Val(EMPTY.union(*(a.origins for a in args)), CONTAINER, None, tuple(args))
 
     def call_namespace(self, node: ast.Call, dotted: str) -> Val | None:
         head = dotted.partition(".")[0]
@@ -289,24 +329,66 @@ class CallMixin:
         if name == "Parameter":
             return self.new_parameter(node)
         if name[:1].isupper() and self.lookup(name) is None:
-            # An imported class: calling its instances later is a module call.
-            return Val(EMPTY, MODULE if self.modelish_class(name) else OBJECT, None)
-        if api.MODELISH_NAME.match(name) and self.lookup(name) is None:
+            # An imported class we cannot see: an object, which the code's use of it may
+            # show to be a module (see `refine`).
+            return self.extern_object(node, self.qualified(name))
+        if self.lookup(name) is None and self.unknown_module(NOTHING, name):
             return self.call_module(node, Val(EMPTY, MODULE, None), args)
-        return self.union(args, node)
+        return self.union(args, node, assumed=True)
+
+    def qualified(self, dotted: str) -> str:
+        """`dotted` through the file's imports (`Accelerator` -> `accelerate.Accelerator`)."""
+        return self.roles.qualify(dotted) if self.roles is not None else dotted
+
+    def extern_object(self, node: ast.Call, qualified: str) -> Val:
+        """An instance of a class we cannot see, remembered with the class's dotted name."""
+        return Val(EMPTY, OBJECT, (EXTERN, qualified, id(node), tuple(self.context)))
 
     @staticmethod
     def first(args: list[Val]) -> Val:
         return Val(args[0].origins, args[0].kind, args[0].ref) if args else NOTHING
 
-    @staticmethod
-    def modelish_class(name: str) -> bool:
-        return api.MODEL_CLASS_NAME.search(name) is not None
+    # -- frozen modules, and state cut element by element --------------------------------
+    def set_frozen(self, target: ast.AST, module: Val, node: ast.Call) -> None:
+        """`m.requires_grad_(False)` freezes a module's parameters (until `(True)`): its
+        calls build no graph of their own."""
+        key = self.module_key(target, module)
+        if key is None or self.state is None:
+            return
+        flag = node.args[0] if node.args else None
+        frozen = literal_keyword(node, "requires_grad") is False or (
+            isinstance(flag, ast.Constant) and flag.value is False
+        )
+        if frozen:
+            self.state.heap[(key, FROZEN)] = Binding(NOTHING, self.site(node))
+        else:
+            self.state.heap.pop((key, FROZEN), None)
+
+    def is_frozen(self, target: ast.AST, module: Val) -> bool:
+        key = self.module_key(target, module)
+        return key is not None and self.state is not None and (key, FROZEN) in self.state.heap
+
+    def cut_iterated(self, target: ast.AST, node: ast.Call) -> None:
+        """`for s in state: s.detach_()` cuts every element of `state` in place."""
+        if not isinstance(target, ast.Name):
+            return
+        for frame in reversed(self.loop_frames):
+            loop = frame.node
+            if isinstance(loop, ast.For) and isinstance(loop.target, ast.Name):
+                if loop.target.id == target.id and isinstance(loop.iter, (ast.Name, ast.Attribute)):
+                    container = self.ev(loop.iter)
+                    parts = tuple(NOTHING for _ in container.parts) if container.parts else None
+                    self.assign_to(loop.iter, Val(EMPTY, CONTAINER, None, parts), node)
+                return
 
     # -- modules, classes and local functions -------------------------------------------
     def call_module(self, node: ast.Call, module: Val, args: list[Val]) -> Val:
         if not self.frame.grad_enabled:
             return NOTHING
+        local = module.ref is not None and self.class_of_ref(module.ref) is not None
+        if not local and module.parts is None and self.is_frozen(node.func, module):
+            # A frozen module of a library: only its inputs' graphs reach its output.
+            return self.union(args, node)
         if module.ref is not None:
             forward = self.local_method(module.ref, "forward") or self.local_method(
                 module.ref, "__call__"
@@ -374,11 +456,11 @@ class CallMixin:
 
     def call_opaque(self, node: ast.Call, receiver: Val, args: list[Val]) -> Val:
         if receiver.kind == MODULE:
-            built = self.new_origin(node, leaf=False)
+            built = self.new_origin(node, leaf=False, assumed=True)
             owner = node.func.value if isinstance(node.func, ast.Attribute) else node.func
             self.note_weights_saved(built, owner, receiver, args)
             return Val(EMPTY.union(*(a.origins for a in args)) | {built})
-        return self.union(args, node)
+        return self.union(args, node, assumed=True)
 
     # -- parameters, optimizers, and the steps that change parameters in place -----------
     def module_key(self, node: ast.AST, module: Val):
@@ -476,10 +558,19 @@ class CallMixin:
         return env
 
     def parameter_default(self, name: str) -> Val:
+        """A parameter no caller we see passes: what its uses in the function say it is."""
         if self.no_guesses:
             return NOTHING
-        if api.MODELISH_NAME.match(name):
+        return self.refine(name, NOTHING)
+
+    def refine(self, path: str | None, val: Val) -> Val:
+        """A value bound to `path` that we know nothing of, made a module or an optimizer
+        when the code's use of `path` says so (roles.py)."""
+        if val.origins or not is_unseen(val) or val.kind not in (TENSOR, OBJECT):
+            return val
+        role = self.role_of(path)
+        if role == roles.MODULE_ROLE:
             return Val(EMPTY, MODULE, None)
-        if name in ("optimizer", "optim", "opt") or name.endswith("_optimizer"):
+        if role == roles.OPTIMIZER_ROLE:
             return Val(EMPTY, OPTIMIZER)
-        return NOTHING
+        return val

@@ -248,7 +248,7 @@ def analyze_blocks(blocks: list[Block], cache: AnalysisCache | None, program: Pr
     cached = previous.get(module_key) if module_key is not None else None
     if cached is None:
         reporter = Reporter()
-        interp = Interpreter(program.classes, reporter)
+        interp = Interpreter(program.classes, reporter, None, program.roles)
         try:
             globals_env = interp.run_module(program.module_code, program.definitions)
         except Exception:  # noqa: BLE001 - one root's failure must not cost the others
@@ -278,7 +278,7 @@ def analyze_blocks(blocks: list[Block], cache: AnalysisCache | None, program: Pr
                    program.dependencies(fn.block), module_key)  # fmt: skip
 
         def run(reporter, fn=fn):
-            interp = Interpreter(program.classes, reporter, instances)
+            interp = Interpreter(program.classes, reporter, instances, program.roles)
             interp.run_root_function(fn, globals_env)
             escaping = frozenset().union(*(v.origins for v in interp.frame.returns))
             return interp.lifetimes.finish(interp, escaping, parameter_names(fn.node))
@@ -310,7 +310,7 @@ def _driver_roots(program, blocks, cache, previous, current, module_key, instanc
                    tuple(sorted(aliases.items())))  # fmt: skip
 
         def run(reporter, info=info, step=step):
-            interp = Interpreter(program.classes, reporter, instances)
+            interp = Interpreter(program.classes, reporter, instances, program.roles)
             loop = frameworks.lightning_driver(info, step)
             interp.run_driver(info, loop, globals_env)
             raws = interp.lifetimes.finish(interp, EMPTY, set())

@@ -102,8 +102,11 @@ class ExpressionMixin:
             return NOTHING
         return handler(self, node)
 
-    def union(self, vals, node: ast.AST | None = None, label: str | None = None) -> Val:
-        """The result of a differentiable op over `vals`: their graphs plus a new node."""
+    def union(
+        self, vals, node: ast.AST | None = None, label: str | None = None, assumed: bool = False
+    ) -> Val:
+        """The result of a differentiable op over `vals`: their graphs plus a new node
+        (`assumed`: an op we cannot see, taken to be one)."""
         origins = EMPTY
         for val in vals:
             if val.origins:
@@ -111,7 +114,7 @@ class ExpressionMixin:
         if not origins or not self.frame.grad_enabled:
             return NOTHING
         if node is not None:
-            origins = origins | {self.new_origin(node, leaf=False, label=label)}
+            origins = origins | {self.new_origin(node, leaf=False, label=label, assumed=assumed)}
         return Val(origins)
 
     # -- leaves of the syntax ------------------------------------------------------------
@@ -122,9 +125,8 @@ class ExpressionMixin:
         binding = self.lookup(node.id)
         if binding is not None:
             return binding.val
-        if api.MODELISH_NAME.match(node.id):
-            return Val(EMPTY, MODULE, None)
-        return NOTHING
+        # A name bound nowhere we can see (a partial snippet's global): its uses may say.
+        return self.refine(node.id, NOTHING)
 
     def ev_Attribute(self, node: ast.Attribute) -> Val:
         owner = self.ev(node.value)
@@ -386,6 +388,10 @@ class ExpressionMixin:
             self.store_attribute(target, val, site_node)
 
     def bind(self, target: ast.AST, val: Val, site_node: ast.AST) -> None:
+        if isinstance(target, (ast.Name, ast.Attribute)) and not val.origins:
+            # `model = create_model(...)`, `unet = accelerator.prepare(unet)`: an object
+            # we cannot see, which the code's use of the name may show to be a module.
+            val = self.refine(dotted_name(target), val)
         if isinstance(target, ast.Name):
             self.set_name(target.id, Binding(val, self.site(site_node)))
         elif isinstance(target, (ast.Tuple, ast.List)):

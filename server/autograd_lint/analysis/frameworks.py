@@ -17,6 +17,9 @@ from __future__ import annotations
 import ast
 
 from .model import Role
+from .roles import import_aliases, qualify
+
+__all__ = ["import_aliases", "qualify"]
 
 # Where LightningModule can be imported from (all the same class in lightning 2.x).
 LIGHTNING_MODULES = frozenset(
@@ -40,28 +43,6 @@ LIGHTNING_DATA_ATTRIBUTES = frozenset(
 )  # fmt: skip
 # The driver's own names: dunder-free, so nothing the user wrote can bind them.
 DRIVER_SELF, DRIVER_BATCH, DRIVER_LOADER = "lightning_module", "batch", "train_dataloader"
-
-
-def import_aliases(blocks) -> dict[str, str]:
-    """Local name -> the dotted name it was imported as (`pl` -> `pytorch_lightning`)."""
-    aliases: dict[str, str] = {}
-    for block in blocks:
-        if block.error is not None:
-            continue
-        for statement in block.statements:
-            if isinstance(statement, ast.Import):
-                for alias in statement.names:
-                    local = alias.asname or alias.name.partition(".")[0]
-                    aliases[local] = alias.name if alias.asname else local
-            elif isinstance(statement, ast.ImportFrom) and statement.module and not statement.level:
-                for alias in statement.names:
-                    aliases[alias.asname or alias.name] = f"{statement.module}.{alias.name}"
-    return aliases
-
-
-def qualify(dotted: str, aliases: dict[str, str]) -> str:
-    head, dot, rest = dotted.partition(".")
-    return aliases.get(head, head) + dot + rest if head in aliases else dotted
 
 
 def is_lightning_module(info, aliases: dict[str, str], _seen: set | None = None) -> bool:

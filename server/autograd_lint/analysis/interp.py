@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from . import frameworks, stepped
 from .calls import CallMixin, literal_keyword
 from .definitions import ClassInfo, FunctionRef, api_kind_of, make_class_info
-from .exprs import ExpressionMixin
+from .exprs import ExpressionMixin, walk
 from .lifetimes import LifetimeTracker
 from .syntax_facts import grad_mode_of, has_backward, none_tests, retains_graph
 from .values import (
@@ -34,6 +34,50 @@ from .values import (
     join_states,
     join_vals,
 )
+
+STABLE_CONDITION_NODES = (
+    ast.Name, ast.Attribute, ast.Constant, ast.Load, ast.BoolOp, ast.And, ast.Or, ast.Compare,
+    ast.Eq, ast.NotEq, ast.Is, ast.IsNot, ast.In, ast.NotIn,
+)  # fmt: skip
+
+
+def stable_condition(test: ast.expr):
+    """(key, polarity) of a condition made only of names, attributes and constants (an
+    `args.flag`, `not cfg.use_ema`): one the loop body does not compute; else None."""
+    polarity = True
+    while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        test, polarity = test.operand, not polarity
+    if not all(isinstance(n, STABLE_CONDITION_NODES) for n in walk(test)):
+        return None
+    if not any(isinstance(n, ast.Attribute) for n in walk(test)):
+        return None  # a bare name is often a flag the loop itself sets
+    return condition_key(test), polarity
+
+
+def condition_key(node: ast.AST):
+    """A structural key of a stable condition (`ast.dump` would leave reference cycles)."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return (condition_key(node.value), node.attr)
+    if isinstance(node, ast.Constant):
+        return ("const", repr(node.value))
+    if isinstance(node, ast.BoolOp):
+        return (type(node.op).__name__, *(condition_key(v) for v in node.values))
+    if isinstance(node, ast.Compare):
+        ops = tuple(type(op).__name__ for op in node.ops)
+        return ("compare", ops, condition_key(node.left), *map(condition_key, node.comparators))
+    return type(node).__name__
+
+
+def assigned_names(statements) -> set[str]:
+    return {
+        n.id
+        for statement in statements
+        for n in walk(statement)
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+    }
+
 
 MAX_UNROLL_DEPTH = 3  # nested loops unrolled twice each; deeper ones get one pass
 MAX_CALL_DEPTH = 4  # local functions inlined this deep
@@ -62,11 +106,16 @@ class Frame:
     return_states: list = field(default_factory=list)
     loops: list = field(default_factory=list)
     global_names: set = field(default_factory=set)
+    # Stable `if` conditions -> what each branch bound (see `remember_branches`).
+    branches: dict = field(default_factory=dict)
 
 
 class Interpreter(ExpressionMixin, CallMixin):
-    def __init__(self, classes: dict[str, ClassInfo], reporter, instances: dict | None = None):
+    def __init__(
+        self, classes: dict[str, ClassInfo], reporter, instances: dict | None = None, roles=None
+    ):
         self.classes = classes
+        self.roles = roles  # roles.Roles: evidence of what unknown values are
         self.reporter = reporter  # report.Reporter: turns conflicts into findings
         self.context: list[LoopPass] = []
         self.loop_frames: list[LoopFrame] = []
@@ -95,10 +144,22 @@ class Interpreter(ExpressionMixin, CallMixin):
     def site(self, node: ast.AST) -> Site:
         return Site(self.frame.block, node)
 
-    def new_origin(self, node: ast.AST, leaf: bool, label: str | None = None) -> Origin:
+    def new_origin(
+        self, node: ast.AST, leaf: bool, label: str | None = None, assumed: bool = False
+    ) -> Origin:
         self.seq += 1
         calls = tuple(id(site.node) for site in self.call_chain)
-        return Origin(self.site(node), tuple(self.context), leaf, self.seq, label or "", calls)
+        context = tuple(self.context)
+        return Origin(self.site(node), context, leaf, self.seq, label or "", calls, assumed)
+
+    def role_of(self, path: str | None) -> str | None:
+        """What the code's use says `path` is (roles.py), where nothing else is known."""
+        if path is None or self.roles is None:
+            return None
+        fn = self.frame.function
+        if fn is None:
+            return self.roles.role_of(path)
+        return self.roles.role_of(path, fn.node, fn.owner)
 
     def lookup(self, name: str) -> Binding | None:
         found = self.state.env.get(name) if self.state is not None else None
@@ -282,21 +343,53 @@ class Interpreter(ExpressionMixin, CallMixin):
     def do_If(self, node: ast.If) -> None:
         self.ev(node.test)
         none_in_body, none_in_else = none_tests(node.test)
+        condition = stable_condition(node.test)
         before = self.state
         self.state = before.copy()
         for expr in none_in_body:
             self.assign_to(expr, NOTHING, node)
+        self.recall_branch(condition, True)
         self.exec_block(node.body)
         after_body = self.state
         self.state = before
         for expr in none_in_else:
             self.assign_to(expr, NOTHING, node)
+        self.recall_branch(condition, False)
         self.exec_block(node.orelse)
+        after_else = self.state
         taken = self.periodic_backward_branch(node)
         if taken is None:
             self.state = join_states([after_body, self.state])
         elif taken == "body":
             self.state = after_body
+        self.remember_branches(condition, node, after_body, after_else)
+
+    def remember_branches(self, condition, node: ast.If, after_body, after_else) -> None:
+        """`if c:` ... `if c:` on a condition nothing changes in between takes the same
+        branch both times: what the first one's branches bound is kept for the second."""
+        if condition is None or self.state is None:
+            return
+        key, polarity = condition
+        branches = {}
+        for taken, state, body in ((polarity, after_body, node.body),
+                                   (not polarity, after_else, node.orelse)):  # fmt: skip
+            if state is not None:
+                names = assigned_names(body)
+                branches[taken] = {n: state.env[n] for n in names if n in state.env}
+        joined = {n: self.state.env.get(n) for part in branches.values() for n in part}
+        self.frame.branches[key] = (branches, joined)
+
+    def recall_branch(self, condition, taken: bool) -> None:
+        if condition is None or self.state is None:
+            return
+        key, polarity = condition
+        found = self.frame.branches.get(key)
+        if found is None:
+            return
+        branches, joined = found
+        for name, binding in branches.get(taken == polarity, {}).items():
+            if self.state.env.get(name) is joined.get(name):  # not rebound since
+                self.state.env[name] = binding
 
     def periodic_backward_branch(self, node: ast.If) -> str | None:
         """In a loop's first pass, which branch of `if` to follow instead of joining.
@@ -436,7 +529,8 @@ class Interpreter(ExpressionMixin, CallMixin):
             return
         self.lifetimes.on_backward(self, call, nodes, literal_keyword(call, "retain_graph") is True)
         freed = self.state.freed
-        stale = [o for o in nodes if o in freed]
+        # A graph only assumed to exist (an unknown call's result) is not enough for an error.
+        stale = [o for o in nodes if o in freed and not o.assumed]
         if stale:
             self.reporter.conflict(self, call, stale)
         changed = stepped.changed_weights(self, nodes)

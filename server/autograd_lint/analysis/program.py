@@ -12,6 +12,7 @@ from typing import NamedTuple
 
 from .blocks import IDENTIFIER, Block
 from .definitions import FunctionRef, make_class_info
+from .roles import Roles, import_aliases
 from .values import CLASS, FUNC, NAMESPACE, Binding, Site, Val
 
 BACKWARD_MARKERS = ("backward", "autograd")
@@ -64,6 +65,7 @@ class Program:
             memo.clear()
             memo.update(current)
         self._closures: dict[tuple, frozenset] = {}
+        self.roles = Roles(self.module_code, self.functions, import_aliases(self.blocks))
 
     def bind_import(self, statement, site: Site) -> None:
         """`from .models import Net` / `import models`: definitions of the project's files."""

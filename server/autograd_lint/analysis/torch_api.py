@@ -144,3 +144,19 @@ WEIGHT_SAVING_FUNCTIONS = frozenset({"matmul", "mm", "bmm", "mv", "mul", "linear
 RECURRENT_LAYERS = frozenset({"RNN", "LSTM", "GRU"})
 # List methods after which an element's position is no longer known from the text.
 LIST_REORDERERS = frozenset({"pop", "popleft", "remove", "sort", "reverse", "rotate"})
+
+# Tensor methods whose backward node keeps no tensor (only sizes, dtypes, devices): a
+# second backward through them alone cannot fail, so their result reaches just what the
+# receiver reaches. Each row is checked against torch by tests/test_torch_api_tables.py.
+NON_SAVING_METHODS = frozenset(
+    {"to", "cuda", "cpu", "float", "double", "half", "bfloat16", "type", "view", "view_as",
+     "reshape", "reshape_as", "flatten", "squeeze", "unsqueeze", "permute", "transpose", "t",
+     "expand", "expand_as", "contiguous", "clone"}
+)  # fmt: skip
+
+# Library methods that hand their arguments back (in order, each the same object or a
+# wrapper of the same kind). Rows are checked against the library's source by
+# tests/test_torch_api_tables.py where it is installed.
+RETURNS_ARGUMENTS = frozenset(
+    {"accelerate.Accelerator.prepare", "accelerate.accelerator.Accelerator.prepare"}
+)

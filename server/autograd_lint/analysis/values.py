@@ -43,7 +43,7 @@ class LoopPass:
 class Origin:
     """Graph nodes created at `site` in the loop passes `context`."""
 
-    __slots__ = ("site", "context", "calls", "leaf", "seq", "label", "_hash")
+    __slots__ = ("site", "context", "calls", "leaf", "seq", "label", "assumed", "_hash")
 
     def __init__(
         self,
@@ -53,6 +53,7 @@ class Origin:
         seq: int,
         label: str,
         calls: tuple[int, ...] = (),
+        assumed: bool = False,
     ):
         self.site = site
         self.context = context
@@ -61,6 +62,10 @@ class Origin:
         self.leaf = leaf
         self.seq = seq  # creation order, to pick the earliest of several
         self.label = label  # short source text of what built it, e.g. "rnn(x, hidden)"
+        # Built by a call we cannot see (an unknown library function or object), on the
+        # assumption that it passes its arguments' graphs on: never the sole ground of an
+        # error (see roles.py and `Interpreter.backward`).
+        self.assumed = assumed
         self._hash = hash((id(site.node), context, leaf, calls))
 
     def __hash__(self) -> int:

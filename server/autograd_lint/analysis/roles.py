@@ -1,0 +1,355 @@
+"""What a value is, from how the code uses it: one syntax pass, consulted by every rule.
+
+The interpreter knows most values from their construction (`nn.LSTM(...)`, a local
+`nn.Module` subclass, `torch.optim.Adam(...)`). What it cannot see — a function's
+parameter, a global of a partial snippet, an object returned by a library
+(`from_pretrained`, `accelerator.prepare`), `self.net` set in another file — gets its
+role here, from evidence in the code that uses it, never from its spelling:
+
+- a **module**: `.parameters()`, `.named_parameters()`, `.train()`, `.eval()` ... are
+  called on it, or it is called and what it returns reaches a `backward()` (the user
+  back-propagates through it, so calling it builds a graph: with plain data in, the
+  graph can only come from its own parameters);
+- an **optimizer**: it has `.param_groups`, or both `.step()` and `.zero_grad()`, or
+  `.step(closure)`.
+
+Evidence is keyed by the access path (`model`, `self.net`) within one scope: a
+function's body, a class's methods (for `self.` paths), or the module's code. The
+back-propagation evidence follows assignments, tuple unpacking, `append`, and the
+return values of the file's own functions whose results are back-propagated.
+"""
+
+from __future__ import annotations
+
+import ast
+import weakref
+
+from .exprs import dotted_name, walk
+
+MODULE_ROLE = "module"
+OPTIMIZER_ROLE = "optimizer"
+
+# Methods only an nn.Module has (not a tensor, an optimizer or a scheduler).
+MODULE_METHODS = frozenset(
+    {"parameters", "named_parameters", "modules", "named_modules", "children",
+     "named_children", "train", "eval", "buffers", "named_buffers", "register_buffer",
+     "register_forward_hook", "register_forward_pre_hook", "register_module", "add_module"}
+)  # fmt: skip
+OPTIMIZER_ATTRIBUTES = frozenset({"param_groups", "add_param_group"})
+BACKWARD_METHODS = frozenset({"backward", "manual_backward"})
+CONTAINER_GROWERS = frozenset({"append", "extend", "insert", "appendleft", "add"})
+
+
+def import_aliases(blocks) -> dict[str, str]:
+    """Local name -> the dotted name it was imported as (`pl` -> `pytorch_lightning`)."""
+    aliases: dict[str, str] = {}
+    for block in blocks:
+        if block.error is not None:
+            continue
+        for statement in block.statements:
+            if isinstance(statement, ast.Import):
+                for alias in statement.names:
+                    local = alias.asname or alias.name.partition(".")[0]
+                    aliases[local] = alias.name if alias.asname else local
+            elif isinstance(statement, ast.ImportFrom) and statement.module and not statement.level:
+                for alias in statement.names:
+                    aliases[alias.asname or alias.name] = f"{statement.module}.{alias.name}"
+    return aliases
+
+
+def qualify(dotted: str, aliases: dict[str, str]) -> str:
+    head, dot, rest = dotted.partition(".")
+    return aliases[head] + dot + rest if head in aliases else dotted
+
+
+def _path(node: ast.AST) -> str | None:
+    return dotted_name(node)
+
+
+def _sources(expr: ast.AST, tainted: dict[str, set]) -> set:
+    """The callables whose results `expr` may hold: the calls in it, and what the names
+    and paths it reads were assigned from. A call's result is a new value: what its
+    callee was assigned from (`model = create_model()`) is not in it, but a method's
+    receiver is (`out.view(-1)` holds what `out` holds)."""
+    found: set = set()
+    todo = [expr]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, ast.Call):
+            callee = _path(node.func)
+            if callee is not None:
+                found.add(callee)
+            if isinstance(node.func, ast.Attribute):
+                todo.append(node.func.value)
+            elif callee is None:
+                todo.append(node.func)
+            todo.extend(node.args)
+            todo.extend(keyword.value for keyword in node.keywords)
+            continue
+        if isinstance(node, (ast.Name, ast.Attribute)):
+            path = _path(node)
+            if path is not None:
+                found |= tainted.get(path, set())
+                continue
+        if isinstance(node, (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        todo.extend(ast.iter_child_nodes(node))
+    return found
+
+
+def _targets(target: ast.AST) -> list[str]:
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return [p for elt in target.elts for p in _targets(elt)]
+    if isinstance(target, ast.Starred):
+        return _targets(target.value)
+    if isinstance(target, ast.Subscript):
+        return _targets(target.value)
+    path = _path(target)
+    return [path] if path is not None else []
+
+
+class ScopeEvidence:
+    """Evidence for the paths of one scope (a function body, or module-level code)."""
+
+    __slots__ = (
+        "methods", "attributes", "backpropagated", "returned", "made", "called", "iterated",
+        "params", "call_args",
+    )  # fmt: skip
+
+    def __init__(self, statements: list[ast.stmt], params: tuple[str, ...] = ()):
+        self.methods: dict[str, set[str]] = {}  # path -> methods called on it
+        self.attributes: dict[str, set[str]] = {}  # path -> attributes read on it
+        self.backpropagated: set[str] = set()  # callables whose results reach a backward
+        self.returned: set[str] = set()  # callables whose results this function returns
+        self.made: dict[str, set[str]] = {}  # callable -> paths assigned its call's result
+        self.called: set[str] = set()  # paths called as functions
+        self.iterated: set[str] = set()  # paths (and callables) iterated over
+        self.params = params
+        # Calls of the file's functions: (callee's last name, called as a method, the
+        # sources of each positional argument, of each keyword argument).
+        self.call_args: list[tuple[str, bool, list[set], dict[str, set]]] = []
+        nodes = [n for s in statements for n in walk(s)]
+        # A parameter's value stands for whatever the caller passes (see Roles).
+        tainted: dict[str, set] = {name: {param_source(name)} for name in params}
+        for _ in range(2):  # assignments out of order (loops): a second round settles them
+            for node in nodes:
+                self._flow(node, tainted)
+        for node in nodes:
+            self._use(node, tainted)
+
+    def _flow(self, node: ast.AST, tainted: dict[str, set]) -> None:
+        value, targets = None, ()
+        if isinstance(node, ast.Assign):
+            value, targets = node.value, node.targets
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)) and node.value is not None:
+            value, targets = node.value, (node.target,)
+        elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
+            value, targets = node.iter, (node.target,)
+        elif isinstance(node, ast.NamedExpr):
+            value, targets = node.value, (node.target,)
+        elif isinstance(node, ast.withitem) and node.optional_vars is not None:
+            value, targets = node.context_expr, (node.optional_vars,)
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in CONTAINER_GROWERS
+        ):
+            value, targets = node, (node.func.value,)
+        if value is None:
+            return
+        if isinstance(value, ast.Call) and not isinstance(node, ast.Call):
+            maker = _path(value.func)
+            if maker is not None:
+                made = self.made.setdefault(maker, set())
+                for target in targets:
+                    made.update(_targets(target))
+        found = _sources(value, tainted)
+        if not found:
+            return
+        for target in targets:
+            for path in _targets(target):
+                tainted.setdefault(path, set()).update(found)
+
+    def _use(self, node: ast.AST, tainted: dict[str, set]) -> None:
+        if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
+            owner = _path(node.value)
+            if owner is not None:
+                self.attributes.setdefault(owner, set()).add(node.attr)
+        elif isinstance(node, ast.Return) and node.value is not None:
+            self.returned |= _sources(node.value, tainted)
+        elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
+            # What is iterated is data (a dataset, a loader, `enumerate(loader)`): the
+            # callables it comes from make data, whatever its items reach later.
+            self.iterated |= _sources(node.iter, tainted)
+            path = _path(node.iter)
+            if path is not None:
+                self.iterated.add(path)
+        if not isinstance(node, ast.Call):
+            return
+        func = node.func
+        callee = _path(func)
+        if callee is not None:
+            self.called.add(callee)
+            positional = [_sources(arg, tainted) for arg in node.args]
+            keywords = {kw.arg: _sources(kw.value, tainted) for kw in node.keywords if kw.arg}
+            if any(positional) or any(keywords.values()):
+                last = callee.rpartition(".")[2]
+                self.call_args.append((last, isinstance(func, ast.Attribute), positional, keywords))
+        if isinstance(func, ast.Attribute):
+            receiver = _path(func.value)
+            if receiver is not None:
+                self.methods.setdefault(receiver, set()).add(func.attr)
+                if func.attr == "step" and node.args:
+                    self.methods[receiver].add("step(closure)")
+            if func.attr in BACKWARD_METHODS:
+                # `loss.backward()`, `y.backward(grad)`; `accelerator.backward(loss)`,
+                # `self.manual_backward(loss)`: the root is the receiver or the argument.
+                self.backpropagated |= _sources(func.value, tainted)
+                if node.args:
+                    self.backpropagated |= _sources(node.args[0], tainted)
+        callee = _path(func)
+        if callee is not None and callee.endswith(("autograd.backward", "autograd.grad")):
+            for arg in node.args[:1]:
+                self.backpropagated |= _sources(arg, tainted)
+
+    def role(self, path: str, backpropagated: set | None = None) -> str | None:
+        methods = self.methods.get(path, ())
+        attributes = self.attributes.get(path, ())
+        if OPTIMIZER_ATTRIBUTES & set(attributes) or OPTIMIZER_ATTRIBUTES & set(methods):
+            return OPTIMIZER_ROLE
+        if "step(closure)" in methods or ("step" in methods and "zero_grad" in methods):
+            return OPTIMIZER_ROLE
+        if MODULE_METHODS & set(methods):
+            return MODULE_ROLE
+        if backpropagated is None:
+            backpropagated = self.backpropagated
+        if path in backpropagated and not self.makes_objects(path):
+            return MODULE_ROLE
+        return None
+
+    def makes_objects(self, path: str) -> bool:
+        """`model = create_model(...)` then `model(x)`; `loader = get_loader()` then
+        `for batch in loader`: what `path` returns is used as an object (called, iterated,
+        a module or optimizer), so that back-propagating through its users' results says
+        nothing about `path` itself."""
+        if path in self.iterated:
+            return True
+        for target in self.made.get(path, ()):
+            if target in self.called or target in self.iterated:
+                return True
+            methods = self.methods.get(target, ())
+            if MODULE_METHODS & set(methods) or {"step", "zero_grad"} <= set(methods):
+                return True
+        return False
+
+
+# Evidence of one definition's body, kept while its syntax tree lives (blocks an edit did
+# not touch keep their trees, so a keystroke recomputes only the edited function's).
+_EVIDENCE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_MODULE_EVIDENCE: dict[tuple, ScopeEvidence] = {}  # by the module code's block contents
+
+
+def param_source(name: str) -> str:
+    return f"<parameter {name}>"  # no path can be spelled so
+
+
+def evidence_of(definition) -> ScopeEvidence:
+    found = _EVIDENCE.get(definition)
+    if found is None:
+        arguments = definition.args
+        params = tuple(
+            a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)
+        )
+        found = _EVIDENCE[definition] = ScopeEvidence(definition.body, params)
+    return found
+
+
+class Roles:
+    """Evidence for every scope of one program, computed lazily when the interpreter asks
+    about a value nothing else tells it about. Back-propagation evidence crosses the
+    file's own calls: a function whose result a caller back-propagates back-propagates
+    what it returns, and a parameter a function back-propagates does so for what each
+    caller passes."""
+
+    def __init__(self, module_code: list[tuple], functions: list, aliases: dict[str, str]):
+        self._module_code = module_code  # [(block, statements)] of module-level code
+        self.aliases = aliases  # local name -> the dotted name it was imported as
+        self._functions = functions  # the program's FunctionRefs (methods included)
+        self._module: ScopeEvidence | None = None
+        self._effective: dict[int, set] | None = None
+
+    def qualify(self, dotted: str) -> str:
+        return qualify(dotted, self.aliases)
+
+    def module(self) -> ScopeEvidence:
+        if self._module is None:
+            key = tuple(block.key for block, _ in self._module_code)
+            found = _MODULE_EVIDENCE.get(key)
+            if found is None:
+                if len(_MODULE_EVIDENCE) > 64:
+                    _MODULE_EVIDENCE.clear()
+                statements = [s for _, part in self._module_code for s in part]
+                found = _MODULE_EVIDENCE[key] = ScopeEvidence(statements)
+            self._module = found
+        return self._module
+
+    def backpropagated(self, scope: ScopeEvidence) -> set:
+        if self._effective is None:
+            self._effective = self._propagate()
+        return self._effective.get(id(scope), scope.backpropagated)
+
+    def _propagate(self) -> dict[int, set]:
+        definitions: dict[str, list] = {}
+        for fn in self._functions:
+            definitions.setdefault(fn.node.name, []).append(fn.node)
+        scopes = [(None, self.module())]
+        scopes.extend((fn.node, evidence_of(fn.node)) for fn in self._functions)
+        effective = {id(scope): set(scope.backpropagated) for _, scope in scopes}
+        results: set[str] = set()  # functions whose results a caller back-propagates
+        params: dict[str, set[str]] = {}  # function -> its back-propagated parameters
+        for _ in range(3):  # call chains this deep; each round only adds
+            for definition, scope in scopes:
+                found = effective[id(scope)]
+                if definition is not None and definition.name in results:
+                    found |= scope.returned
+                for callee, as_method, positional, keywords in scope.call_args:
+                    wanted = params.get(callee)
+                    if not wanted:
+                        continue
+                    for target in definitions.get(callee, ()):
+                        names = list(evidence_of(target).params)
+                        if as_method and names[:1] in (["self"], ["cls"]):
+                            names = names[1:]
+                        for name, sources in zip(names, positional):
+                            if name in wanted:
+                                found |= sources
+                        for name, sources in keywords.items():
+                            if name in wanted:
+                                found |= sources
+                for callee in found:
+                    last = callee.rpartition(".")[2]
+                    if last in definitions:
+                        results.add(last)
+                if definition is not None:
+                    mine = {n for n in scope.params if param_source(n) in found}
+                    if mine:
+                        params.setdefault(definition.name, set()).update(mine)
+        return effective
+
+    def _role_in(self, definition, path: str) -> str | None:
+        scope = evidence_of(definition) if definition is not None else self.module()
+        return scope.role(path, self.backpropagated(scope))
+
+    def role_of(self, path: str, function=None, owner=None) -> str | None:
+        """The role evidence gives `path` read in `function` (a def node, or None for
+        module code) of class `owner` (a ClassInfo, or None)."""
+        if function is not None:
+            found = self._role_in(function, path)
+            if found is not None:
+                return found
+        if owner is not None and path.startswith("self."):
+            for method in owner.methods.values():
+                found = self._role_in(method.node, path)
+                if found is not None:
+                    return found
+        return self._role_in(None, path)
