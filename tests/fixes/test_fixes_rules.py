@@ -139,8 +139,32 @@ for step in range(3):
     ),
 }
 
+# A WGAN-GP critic loop (after tests/realworld/cases/gan_wgangp_retain_last_fake.py): the
+# critic's last retain_graph=True keeps `fake`'s generator graph for the generator's loss
+# after the loop. The analysis calls it needless (AG004); dropping it raises (tested below).
+CRITIC_LOOP = """\
+import torch
+
+gen, critic = torch.nn.Linear(2, 2), torch.nn.Linear(2, 1)
+opt_g = torch.optim.SGD(gen.parameters(), lr=0.01)
+opt_c = torch.optim.SGD(critic.parameters(), lr=0.01)
+for step in range(2):
+    for _ in range(3):
+        fake = gen(torch.randn(4, 2))
+        loss_critic = critic(fake).mean() - critic(torch.randn(4, 2)).mean()
+        opt_c.zero_grad()
+        loss_critic.backward(retain_graph=True)
+        opt_c.step()
+    loss_gen = -critic(fake).mean()
+    opt_g.zero_grad()
+    loss_gen.backward()
+    opt_g.step()
+"""
+
 # Shapes whose finding has no rewrite that is sure to be right.
 NO_REWRITE = {
+    # A backward follows the retaining one (here after the inner loop): the keyword stays.
+    "retain-before-a-later-backward": (CRITIC_LOOP, "AG004"),
     # Which parts of the tuple are tensors is not known from the syntax.
     "tuple-collected": (
         HEAD
@@ -219,6 +243,24 @@ def test_the_unfixed_stepped_carried_retain_really_crashes(tmp_path):
         [sys.executable, str(RUNNER), str(path)], capture_output=True, text=True, timeout=300
     )
     assert "modified by an inplace operation" in json.loads(result.stdout)["error"]
+
+
+def test_the_critic_loops_retain_graph_is_needed(tmp_path):
+    # Ground truth for "retain-before-a-later-backward": as written it runs; without the
+    # keyword the generator's backward raises.
+    paths = []
+    for name, text in (
+        ("as_written", CRITIC_LOOP),
+        ("dropped", CRITIC_LOOP.replace("backward(retain_graph=True)", "backward()")),
+    ):
+        paths.append(tmp_path / f"{name}.py")
+        paths[-1].write_text(text)
+    result = subprocess.run(
+        [sys.executable, str(RUNNER), *map(str, paths)], capture_output=True, text=True, timeout=300
+    )
+    as_written, dropped = (json.loads(line) for line in result.stdout.splitlines())
+    assert as_written["error"] is None
+    assert "backward through the graph a second time" in dropped["error"]
 
 
 # Arguments for each in-place method and its twin, on a (3, 4) float tensor.

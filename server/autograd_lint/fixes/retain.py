@@ -21,6 +21,7 @@ import libcst as cst
 
 from ..analysis.model import Role, Severity
 from .context import Candidate, Context
+from .document import SCOPES
 from .infer import dotted
 
 # Where `retain_graph` sits when passed by position.
@@ -39,6 +40,8 @@ def retain_fixes(ctx: Context) -> list[Candidate]:
     dropped = plan.new_source()
     shown = f"{ctx.doc.text(call.func)}()"
     if ctx.finding.code == "AG004" and ctx.finding.kind == "retain-unneeded":
+        if _backward_follows(ctx, call):
+            return []
         title = f"Remove `retain_graph=True` from `{shown}`: no later backward needs the graph"
         return [ctx.candidate(title, dropped, True, "drop-retain-graph")]
     fixed = _with_carried_fix(ctx, dropped)
@@ -46,6 +49,26 @@ def retain_fixes(ctx: Context) -> list[Candidate]:
         return []
     title = f"Remove `retain_graph=True` from `{shown}` and detach the state the loop carries"
     return [ctx.candidate(title, fixed, True, "retain-to-detach")]
+
+
+def _backward_follows(ctx: Context, call: ast.Call) -> bool:
+    """Whether another backward (or autograd.grad) runs after `call` in program order:
+    later in its block, or after the block (an inner loop's last `retain_graph=True` that
+    the step after the loop needs, as in a WGAN-GP critic loop). The analysis says no later
+    backward uses the graph; when one follows, a wrong "needless" would make the fix break
+    a working program, so the keyword stays."""
+    doc = ctx.doc
+    node = doc.statement_containing(doc.span(call))
+    while node is not None and not isinstance(node, SCOPES):
+        try:
+            body = doc.block_of(node)[2]
+        except LookupError:
+            return True  # not in a statement list we can read: do not guess
+        later = body[next(i for i, s in enumerate(body) if s is node) + 1 :]
+        if any(_kind(n) is not None for s in later for n in ast.walk(s) if isinstance(n, ast.Call)):
+            return True
+        node = doc.parents.get(node)
+    return False
 
 
 def _retaining_call(ctx: Context) -> ast.Call | None:
