@@ -17,9 +17,11 @@ skipped so the run goes on, up to --max-steps backward calls). Printed per case:
   minus the median `python -c "import torch"` time measured just before (target: 2 s);
 - `run s`: to the end of the run (the harness goes on to --max-steps calls after it),
   minus the same import time;
-- `cpu s`: the run's CPU time (user + system, the harness and what it started) minus that
-  of `python -c "import torch"`: what the run costs, less disturbed than wall-clock time
-  by other work on a shared machine;
+- `first cpu s`: the harness process's CPU time when it reported the first failing
+  backward (its `failure` event), minus that of `python -c "import torch"`: the verdict's
+  cost, less disturbed than wall-clock time by other work on a shared machine;
+- `cpu s`: the whole run's CPU time (user + system, the harness and what it started) minus
+  the same: what going on to --max-steps after the first failure adds;
 - `plain cpu s`: the same for `python case.py` alone, to its own crash: what the script's
   own start-up (libraries, an optimizer's first import of torch._dynamo) costs anyway.
 
@@ -96,6 +98,8 @@ def run_case(case: dict, options: RuntimeOptions) -> dict:
 
     def on_event(event: dict) -> None:
         marks.setdefault(event.get("event"), time.perf_counter())
+        if event.get("event") == "failure":
+            marks.setdefault("failure_cpu", event.get("cpu_seconds"))
 
     start, cpu = time.perf_counter(), children_cpu_s()
     run = run_harness(path, wanted, options, on_event=on_event)
@@ -121,6 +125,7 @@ def run_case(case: dict, options: RuntimeOptions) -> dict:
         "status": run.status,
         "backward_calls": run.backward_calls,
         "first_failure_s": marks["failure"] - start if "failure" in marks else None,
+        "first_failure_cpu_s": marks.get("failure_cpu"),
         "run_s": run_s,
         "run_cpu_s": run_cpu_s,
         "detail": run.detail[:160],
@@ -162,6 +167,8 @@ def main(argv=None) -> int:
                     row["first_over_s"] = row["first_failure_s"] - baseline
                 row["run_over_s"] = row["run_s"] - baseline
                 row["run_cpu_over_s"] = row["run_cpu_s"] - baseline_cpu
+                if row["first_failure_cpu_s"] is not None:
+                    row["first_cpu_over_s"] = row["first_failure_cpu_s"] - baseline_cpu
                 if case["kind"] == "crash" and not args.no_plain:
                     plain = plain_cpu_s(args.python, YARDSTICK / case["runnable"])
                     row["plain_cpu_over_s"] = plain - baseline_cpu
@@ -171,6 +178,7 @@ def main(argv=None) -> int:
                 times = (
                     f"{first if first is not None else float('nan'):6.2f} "
                     f"{row.get('run_over_s', float('nan')):6.2f} "
+                    f"{row.get('first_cpu_over_s', float('nan')):6.2f} "
                     f"{row.get('run_cpu_over_s', float('nan')):6.2f} "
                     f"{row.get('plain_cpu_over_s', float('nan')):6.2f}"
                 )
@@ -187,6 +195,7 @@ def main(argv=None) -> int:
     correct = [r for r in rows if r["kind"] == "correct"]
     firsts = [r["first_over_s"] for r in crashes if r.get("first_over_s") is not None]
     cpus = [r["run_cpu_over_s"] for r in crashes if r.get("run_cpu_over_s") is not None]
+    first_cpus = [r["first_cpu_over_s"] for r in crashes if r.get("first_cpu_over_s") is not None]
     plains = [r["plain_cpu_over_s"] for r in crashes if "plain_cpu_over_s" in r]
     summary = {
         "crash_cases": len(crashes),
@@ -204,6 +213,11 @@ def main(argv=None) -> int:
             "max": max(firsts) if firsts else None,
             f"within_{TARGET_OVER_S:g}s": sum(t <= TARGET_OVER_S for t in firsts),
         },
+        "first_failure_cpu_over_import_cpu_s": {
+            "median": statistics.median(first_cpus) if first_cpus else None,
+            "max": max(first_cpus) if first_cpus else None,
+            f"within_{TARGET_OVER_S:g}s": sum(t <= TARGET_OVER_S for t in first_cpus),
+        },
         "run_cpu_over_import_cpu_s": {
             "median": statistics.median(cpus) if cpus else None,
             "max": max(cpus) if cpus else None,
@@ -219,7 +233,8 @@ def main(argv=None) -> int:
         print(json.dumps({"summary": summary, "cases": rows}, indent=2))
     else:
         print("(columns: kind, found, case, first-failure s over import, run s over import,")
-        print(" run CPU s over import's CPU s, plain `python case.py` CPU s over import's,")
+        print(" CPU s to the first failure, and to the run's end, over import's CPU s,")
+        print(" plain `python case.py` CPU s over import's,")
         print(" findings at runtime: confirmed static CODE@line, +runtime-only CODE@line)")
         print(json.dumps(summary, indent=2))
     return 0

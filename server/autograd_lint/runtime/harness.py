@@ -25,6 +25,7 @@ import runpy
 import signal
 import sys
 import threading
+import time
 import traceback
 
 calls = None  # the `_calls` sibling, loaded by main() from this file's folder
@@ -348,7 +349,9 @@ class Instrumentation:
             detail += ": " + message.splitlines()[0]
         fields["detail"] = detail
         self.failures.append(fields)
-        self.channel.send("failure", **fields)
+        # CPU seconds of this process so far (torch's import included): what the verdict
+        # cost, whatever else the machine was doing (bench/runtime_discovery.py).
+        self.channel.send("failure", cpu_seconds=time.process_time(), **fields)
 
     def loop_span(self, loop):
         if loop is None or self.tracer is None:
