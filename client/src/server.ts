@@ -1,5 +1,6 @@
 // Starting, restarting and configuring the language server process.
 import * as fs from "node:fs";
+import * as os from "node:os";
 import * as path from "node:path";
 import * as vscode from "vscode";
 import {
@@ -10,6 +11,7 @@ import {
   State,
 } from "vscode-languageclient/node";
 import { BundledServer } from "./bundledServer";
+import { shortDescription } from "./display";
 import { expandPath, findInterpreter, type Interpreter, probeServer, supportsVenv } from "./python";
 import { readSettings, SECTION } from "./settings";
 import type { StatusItem } from "./status";
@@ -106,7 +108,7 @@ export class ServerManager implements vscode.Disposable {
     }
     this.launch = launch;
     this.log.info(`starting ${launch.command} ${launch.args.join(" ")} (${launch.description})`);
-    this.status.show({ kind: "starting", detail: launch.description });
+    this.status.show({ kind: "starting", detail: shortDescription(launch.description, os.homedir()) });
     const serverOptions: ServerOptions = {
       command: launch.command,
       args: launch.args,
@@ -146,10 +148,10 @@ export class ServerManager implements vscode.Disposable {
       return;
     }
     const info = client.initializeResult?.serverInfo;
-    this.status.show({
-      kind: "running",
-      detail: `${info?.name ?? "server"} ${info?.version ?? ""} · ${launch.description}`.replace(/\s+·/, " ·"),
-    });
+    const running = `${info?.name ?? "server"} ${info?.version ?? ""}`.trim();
+    // One line for a healthy start: what runs, and from where (the full path, in the log).
+    this.log.info(`${running} is running (${launch.description})`);
+    this.status.show({ kind: "running", detail: `${running} · ${shortDescription(launch.description, os.homedir())}` });
     this.serverCommandsChanged.fire(new Set(client.initializeResult?.capabilities.executeCommandProvider?.commands));
   }
 
@@ -181,7 +183,9 @@ export class ServerManager implements vscode.Disposable {
       probe.kind === "found"
         ? `${probe.executable} has autograd-lint ${probe.version}, but this extension needs ${seriesLabel(minimum)}`
         : probe.detail;
-    this.log.warn(`${reason} (interpreter from ${interpreter.source})`);
+    // Not a problem by itself: the private environment serves instead (a warning only when
+    // it cannot, from bundledLaunch's status).
+    this.log.info(`${reason} (interpreter from ${interpreter.source}); using the private environment`);
     return this.bundledLaunch(interpreter, true, reason);
   }
 
