@@ -235,8 +235,13 @@ class Instrumentation:
         """After a failure: with --keep-going, the call is skipped (it returns as if it had
         run, computing nothing) until --max-steps calls; else the script stops here."""
         if self.args.keep_going and self.calls < self.args.max_steps:
+            try:
+                result = calls.skipped_result(self.torch, kind, args, kwargs)
+            except Exception:  # inputs we cannot make zeros for: stop here instead
+                self.finish_run("confirmed", "")
+                raise _HarnessStop() from None
             self.skipped += 1
-            return calls.skipped_result(self.torch, kind, args, kwargs)
+            return result
         self.finish_run("confirmed", "")
         raise _HarnessStop()
 
