@@ -1,6 +1,7 @@
 """bench/latency.py keeps working (its numbers are for the closing notes, not asserted)."""
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -11,7 +12,7 @@ BENCH = Path(__file__).resolve().parents[2] / "bench" / "latency.py"
 def test_the_latency_benchmark_runs_and_reports_every_number():
     done = subprocess.run(
         [sys.executable, str(BENCH), "--lines", "400", "--edits", "6", "--files", "2"]
-        + ["--starts", "1", "--gap", "0.01", "--json"],
+        + ["--starts", "1", "--gap", "0.01", "--broken-edits", "30", "--json"],
         capture_output=True,
         text=True,
         timeout=300,
@@ -27,3 +28,14 @@ def test_the_latency_benchmark_runs_and_reports_every_number():
     assert 0 < numbers["keystroke_ms"]["p50"] <= numbers["keystroke_ms"]["max"]
     assert numbers["rss_mb"] > 10
     assert numbers["first_open_cpu_ms"] > 0 and numbers["keystroke_ms"]["cpu_p50"] > 0
+    # typing into broken code: the first 30 edits hold versions that parse and some that do not
+    typing = numbers["typing_into_broken_code_ms"]
+    assert typing["broken"]["count"] + typing["valid"]["count"] == 30
+    assert min(typing["broken"]["count"], typing["valid"]["count"]) > 0
+    assert 0 < typing["broken"]["p50"] <= typing["broken"]["p95"] <= typing["broken"]["max"]
+    ruff = numbers["ruff_server_ms"]
+    if shutil.which("ruff") is None:
+        assert ruff is None
+    else:  # the same edits, answered by ruff server
+        assert ruff["broken"]["count"] == typing["broken"]["count"]
+        assert ruff["valid"]["p50"] > 0
