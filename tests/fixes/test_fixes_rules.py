@@ -137,6 +137,44 @@ for step in range(3):
             "    loss.backward(retain_graph=True)\n": "    loss.backward()\n",
         },
     ),
+    "inplace-keyword": (
+        HEAD
+        + """\
+for step in range(3):
+    opt.zero_grad()
+    h = torch.tanh(model(torch.randn(4, 3)))
+    out = torch.nn.functional.relu(h, inplace=True)
+    out.sum().backward()
+    opt.step()
+""",
+        {
+            "    out = torch.nn.functional.relu(h, inplace=True)\n": (
+                "    out = torch.nn.functional.relu(h, inplace=False)\n"
+            )
+        },
+    ),
+    "step-between-two-passes": (
+        """\
+import torch
+
+# Two layers: the second saves its weight for the gradient of its (graph-carrying) input.
+model = torch.nn.Sequential(torch.nn.Linear(3, 8), torch.nn.Tanh(), torch.nn.Linear(8, 1))
+head = torch.nn.Linear(1, 2)
+opt = torch.optim.Adam([*model.parameters(), *head.parameters()], lr=0.1)
+for step in range(3):
+    feat = torch.tanh(model(torch.randn(5, 3)))
+    logits = head(feat)
+    opt.zero_grad()
+    logits.sum().backward(retain_graph=True)
+    opt.step()
+    feat.pow(2).mean().backward()
+""",
+        {
+            "    opt.step()\n    feat.pow(2).mean().backward()\n": (
+                "    feat.pow(2).mean().backward()\n    opt.step()\n"
+            )
+        },
+    ),
 }
 
 # A WGAN-GP critic loop (after tests/realworld/cases/gan_wgangp_retain_last_fake.py): the
@@ -207,42 +245,53 @@ def test_no_rewrite_where_none_is_sure(name):
 
 
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory) -> dict[str, dict]:
-    directory = tmp_path_factory.mktemp("fixed_shapes")
+def runs(tmp_path_factory) -> dict[tuple[str, str], dict]:
+    """(shape, "fixed" or "original") -> its run's report; all in one runner process."""
+    directory = tmp_path_factory.mktemp("shapes")
     paths = {}
     for name, (source, _) in SHAPES.items():
-        path = directory / f"{name.replace('-', '_')}.py"
-        path.write_text(fix_all(source)[0])
-        paths[str(path)] = name
+        for version, text in (("fixed", fix_all(source)[0]), ("original", source)):
+            path = directory / f"{name.replace('-', '_')}_{version}.py"
+            path.write_text(text)
+            paths[str(path)] = (name, version)
     result = subprocess.run(
         [sys.executable, str(RUNNER), *paths],
         capture_output=True,
         text=True,
-        timeout=600,
+        timeout=900,
     )
     reports = [json.loads(line) for line in result.stdout.splitlines()]
     return {paths[r["program"]]: r for r in reports}
 
 
+# The shapes torch raises on as written. (retain-carried-stepped is reported as an AG004
+# warning, not the AG007 error it is: an RNNCell whose state starts without history saves
+# its weights only from the second iteration on, one more than the analysis's two passes.)
+RAISING = {
+    "inplace-augmented": "modified by an inplace operation",
+    "retain-carried-stepped": "modified by an inplace operation",
+    "inplace-keyword": "modified by an inplace operation",
+    "step-between-two-passes": "modified by an inplace operation",
+}
+
+
+@pytest.mark.parametrize("name", SHAPES)
+def test_unfixed_shape_fails_only_when_its_finding_says_so(name, runs):
+    report = runs[(name, "original")]
+    if name in RAISING:
+        assert RAISING[name] in (report["error"] or ""), report
+    else:
+        assert report["error"] is None, report  # a warning's shape runs; it wastes memory
+
+
 @pytest.mark.parametrize("name", SHAPES)
 def test_fixed_shape_runs_and_trains(name, runs):
-    report = runs[name]
+    report = runs[(name, "fixed")]
     assert report["error"] is None, report
     # The carried-retain shape has no optimizer (with one, it is AG007, tested below).
     assert report["optimizers"] or name == "retain-carried", report
     for optimizer in report["optimizers"]:
         assert optimizer["changed"] is True, report
-
-
-def test_the_unfixed_stepped_carried_retain_really_crashes(tmp_path):
-    # Ground truth for "retain-carried-stepped": before the fix, torch raises the
-    # in-place error once a step has changed weights the kept graph saved.
-    path = tmp_path / "carried_retain_step.py"
-    path.write_text(SHAPES["retain-carried-stepped"][0])
-    result = subprocess.run(
-        [sys.executable, str(RUNNER), str(path)], capture_output=True, text=True, timeout=300
-    )
-    assert "modified by an inplace operation" in json.loads(result.stdout)["error"]
 
 
 def test_the_critic_loops_retain_graph_is_needed(tmp_path):

@@ -7,6 +7,8 @@
 - any in-place change of a name (`weights[mask] = 0`, `x.relu_()`, `x.copy_(y)`):
   `weights = weights.clone()` right before it, so the change lands on a copy and the
   gradient still flows through the clone.
+- `F.relu(h, inplace=True)` (any call given the tensor first and `inplace=True`):
+  `inplace=False`.
 
 The tensor is the name the finding's evidence says was modified; anything else (an
 attribute, an element of a list, a view) gets no rewrite.
@@ -15,7 +17,9 @@ An optimizer step that changes weights a pending graph saved: for a carried grap
 `retain`; within one step (a GAN's `d_fake = D(fake)` reused by the generator's loss after
 `d_opt.step()`), run that forward again right after the step, so the later loss uses the
 updated weights - what the generator should be trained against. Offered only when the
-analysis of the result is clean of the finding (and of any new error).
+analysis of the result is clean of the finding (and of any new error). With one optimizer
+in the file and two backward passes over one forward (`retain_graph=True` on the first),
+the step moves after the second pass: both feed the one step, as the retain meant.
 """
 
 from __future__ import annotations
@@ -45,7 +49,7 @@ _OPERATORS = {
 
 def inplace_fixes(ctx: Context) -> list[Candidate]:
     if ctx.finding.kind == "optimizer-step":
-        return retain_fixes(ctx) or _forward_again_after_step(ctx)
+        return retain_fixes(ctx) or _forward_again_after_step(ctx) or _step_after_backward(ctx)
     if ctx.finding.kind not in ("saved-output", "saved-input"):
         return []
     notes = [s for s in ctx.steps(Role.NOTE) if s.name]
@@ -55,6 +59,9 @@ def inplace_fixes(ctx: Context) -> list[Candidate]:
     statement = ctx.statement_for(notes[-1].span)
     if statement is None or not name.isidentifier():
         return []
+    keyword = _inplace_keyword(ctx, notes[-1].span, name)
+    if keyword is not None:
+        return [keyword]
     statement_cst = ctx.doc.cst_statement(statement)
     if statement_cst is None or not _changes_name(statement, name):
         return []
@@ -160,3 +167,70 @@ def _forward_again_after_step(ctx: Context) -> list[Candidate]:
         return []
     title = f"Run `{doc.text(forward)}` again after `{doc.text(step)}`: the later loss uses the updated weights"
     return [ctx.candidate(title, fixed, True, "forward-again-after-step")]
+
+
+def _inplace_keyword(ctx: Context, span, name: str) -> Candidate | None:
+    """`F.relu(h, inplace=True)` at the change: the same call with `inplace=False`."""
+    node = ctx.doc.expression_at(span)
+    if not isinstance(node, ast.Call):
+        return None
+    first = node.args[0] if node.args else None
+    flag = next((k for k in node.keywords if k.arg == "inplace"), None)
+    if not (isinstance(first, ast.Name) and first.id == name) or flag is None:
+        return None
+    if not (isinstance(flag.value, ast.Constant) and flag.value.value is True):
+        return None
+    value = ctx.doc.cst_expression(flag.value)
+    if value is None:
+        return None
+    plan = ctx.plan()
+    plan.replace(value, ctx.doc.parse_expression("False"))
+    title = f"Use `{ctx.doc.text(node.func)}({name}, inplace=False)`: it leaves `{name}` as it was"
+    return ctx.candidate(title, plan, True, "inplace-false")
+
+
+def _step_after_backward(ctx: Context) -> list[Candidate]:
+    doc = ctx.doc
+    notes, fails = ctx.steps(Role.NOTE), ctx.steps(Role.FAILS)
+    if not notes or not fails:
+        return []
+    step, backward = ctx.statement_for(notes[-1].span), ctx.statement_for(fails[-1].span)
+    if step is None or backward is None or len(_optimizers_built(doc.tree)) != 1:
+        return []
+    try:
+        body = doc.block_of(step)[2]
+    except LookupError:
+        return []
+    if not any(backward is s for s in body) or body.index(backward) < body.index(step):
+        return []
+    between = body[body.index(step) + 1 : body.index(backward)]
+    clears = any(
+        isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "zero_grad"
+        for s in between
+        for n in ast.walk(s)
+    )
+    step_cst, backward_cst = doc.cst_statement(step), doc.cst_statement(backward)
+    if clears or step_cst is None or backward_cst is None:
+        return []
+    plan = ctx.plan()
+    plan.remove(step_cst)
+    plan.insert_after(backward_cst, doc.text(step) + "\n")
+    fixed = plan.new_source()
+    from ..analysis import analyze
+
+    path = ctx.finding.path or "<string>"
+    if not no_new_errors(ctx, analyze(doc.source, path), analyze(fixed, path)):
+        return []
+    title = f"Move `{doc.text(step)}` after `{doc.text(backward)}`: both passes feed the one step"
+    return [ctx.candidate(title, fixed, True, "step-after-backward")]
+
+
+def _optimizers_built(tree: ast.AST) -> list[ast.Call]:
+    """Calls that build an optimizer: `torch.optim.Adam(...)`, `optim.SGD(...)`."""
+    return [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and ast.unparse(node.func.value) in ("torch.optim", "optim")
+    ]
