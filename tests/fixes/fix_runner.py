@@ -111,7 +111,20 @@ def run_forked(program: str) -> dict:
 
 
 def main(programs: list[str]) -> int:
-    import torch  # noqa: F401 - imported once, before the forks
+    import torch  # imported once, before the forks
+
+    # The first optimizer step imports more of torch lazily (seconds of CPU): pay for it
+    # here, once, not in every child. The random state is put back as a fresh start has it.
+    rng = torch.random.get_rng_state()
+    model = torch.nn.Linear(2, 1)
+    for optimizer in (
+        torch.optim.SGD(model.parameters(), lr=0.1),
+        torch.optim.Adam(model.parameters()),
+    ):
+        model(torch.ones(1, 2)).sum().backward()
+        optimizer.step()
+    torch.random.set_rng_state(rng)
+    del model, optimizer
 
     for program in programs:
         print(json.dumps(run_forked(program)), flush=True)
