@@ -90,11 +90,11 @@ def main(argv: list[str]) -> int:
 
 # -- the tests -------------------------------------------------------------------------
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory) -> dict[str, dict]:
+def runs(tmp_path_factory, torch_python) -> dict[str, dict]:
     out = tmp_path_factory.mktemp("checks_runtime") / "runs.json"
     env = {**os.environ, "CUDA_VISIBLE_DEVICES": "", "PYTHONDONTWRITEBYTECODE": "1"}
     subprocess.run(
-        [sys.executable, __file__, str(out), *map(str, SAMPLES)],
+        [torch_python, __file__, str(out), *map(str, SAMPLES)],
         check=True,
         timeout=RUNNER_TIMEOUT_S,
         env=env,

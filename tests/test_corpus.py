@@ -163,11 +163,11 @@ def run_files(paths: list[str]) -> dict[str, dict]:
 
 
 @pytest.fixture(scope="module")
-def runtime_outcomes() -> dict[str, dict]:
+def runtime_outcomes(torch_python) -> dict[str, dict]:
     env = {**os.environ, "CUDA_VISIBLE_DEVICES": "", "PYTHONDONTWRITEBYTECODE": "1"}
     with tempfile.TemporaryDirectory() as scratch:
         report = Path(scratch) / "outcomes.json"
-        command = [sys.executable, __file__, str(report), *map(str, RUNNABLE_FILES)]
+        command = [torch_python, __file__, str(report), *map(str, RUNNABLE_FILES)]
         proc = subprocess.run(
             command,
             cwd=scratch,

@@ -65,11 +65,10 @@ print(json.dumps(results))
 GRAPH_CODES = ("AG001", "AG002", "AG003", "AG004")
 
 
-def test_graph_rule_examples_behave_as_marked_under_torch():
+def test_graph_rule_examples_behave_as_marked_under_torch(torch_python):
     """Ground truth for AG001-AG004's own examples: run them all in one torch process."""
     import json
     import subprocess
-    import sys
 
     cases = [
         (code, kind, source)
@@ -78,7 +77,7 @@ def test_graph_rule_examples_behave_as_marked_under_torch():
         for source in getattr(RULE_MODULES[code], kind)
     ]
     proc = subprocess.run(
-        [sys.executable, "-c", RUNNER],
+        [torch_python, "-c", RUNNER],
         input=json.dumps([source for _, _, source in cases]),
         capture_output=True,
         text=True,
