@@ -49,6 +49,12 @@ def analyzer_key() -> str:
     return f"{__version__}-{digest.hexdigest()[:16]}"
 
 
+def settings_key(settings) -> str:
+    """What of a file's settings (config.Settings) changes its findings."""
+    severity = sorted(settings.severity.items())
+    return repr((settings.select, settings.ignore, severity, settings.max_file_size))
+
+
 def content_hash(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
@@ -60,15 +66,16 @@ class ResultCache:
         self.root = directory
         self.max_file_size = max_file_size  # for the imported files whose hashes are kept
         self.directory = directory / analyzer_key()
-        self.context = context  # settings and interpreter, as text
+        self.context = context  # the run's options that change findings (the interpreter)
         self._hashes: dict[str, str | None] = {}  # path -> content hash, once per run
         self.hits = self.misses = 0
         self._prepared = False
 
-    def lookup(self, path: Path, data: bytes) -> list[Finding] | None:
-        """The findings stored for `path` (as shown: findings carry it) with this content."""
+    def lookup(self, path: Path, data: bytes, settings) -> list[Finding] | None:
+        """The findings stored for `path` (as shown: findings carry it) with this content,
+        checked with these settings."""
         try:
-            entry = json.loads(self._entry_path(path).read_text(encoding="utf-8"))
+            entry = json.loads(self._entry_path(path, settings).read_text(encoding="utf-8"))
             if entry.get("content") != content_hash(data):
                 raise ValueError("changed")
             if any(self.file_hash(dep) != digest for dep, digest in entry["deps"].items()):
@@ -80,7 +87,9 @@ class ResultCache:
         self.hits += 1
         return findings
 
-    def store(self, path: Path, data: bytes, deps: Iterable[str], findings: list[Finding]) -> None:
+    def store(
+        self, path: Path, data: bytes, settings, deps: Iterable[str], findings: list[Finding]
+    ) -> None:
         try:
             encoded = [encode_finding(f) for f in findings]
         except TypeError:
@@ -91,7 +100,7 @@ class ResultCache:
         entry = {"content": content_hash(data), "deps": hashes, "findings": encoded}
         try:
             self._prepare()
-            target = self._entry_path(path)
+            target = self._entry_path(path, settings)
             handle, temporary = tempfile.mkstemp(dir=self.directory, prefix=".tmp-")
             with os.fdopen(handle, "w", encoding="utf-8") as out:
                 json.dump(entry, out, separators=(",", ":"))
@@ -105,8 +114,8 @@ class ResultCache:
             self._hashes[path] = None if data is None else content_hash(data)
         return self._hashes[path]
 
-    def _entry_path(self, path: Path) -> Path:
-        where = f"{path}\0{Path(path).resolve()}\0{self.context}"
+    def _entry_path(self, path: Path, settings) -> Path:
+        where = f"{path}\0{Path(path).resolve()}\0{self.context}\0{settings_key(settings)}"
         name = hashlib.sha256(where.encode(errors="surrogateescape")).hexdigest()
         return self.directory / name
 

@@ -274,12 +274,8 @@ def _result_cache(args: argparse.Namespace, paths: list[Path]) -> ResultCache:
     settings = _SettingsResolver(args)(paths[0])
     base = settings.root or find_project_root(paths[0].absolute()) or Path.cwd()
     directory = Path(settings.cache_dir) if settings.cache_dir else Path(CACHE_DIR_NAME)
-    # Everything that changes findings besides the files: the settings and the interpreter.
-    context = repr(
-        (settings.select, settings.ignore, sorted(settings.severity.items()),
-         settings.max_file_size, args.python)
-    )  # fmt: skip
-    return ResultCache(base / directory, context, settings.max_file_size)
+    # Besides each file's settings, what changes findings: the interpreter imports resolve in.
+    return ResultCache(base / directory, repr(args.python), settings.max_file_size)
 
 
 def _identity(path: Path) -> Path:

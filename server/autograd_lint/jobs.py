@@ -66,7 +66,7 @@ def check_files(
     todo: list[tuple[int, bytes | None]] = []
     for index, task in enumerate(tasks):
         data = _read(task) if cache is not None and task.cacheable else None
-        found = cache.lookup(task.shown, data) if data is not None else None
+        found = cache.lookup(task.shown, data, task.settings) if data is not None else None
         if found is None:
             todo.append((index, data))
         results[index] = found
@@ -146,7 +146,7 @@ def _store(cache: ResultCache, analysed) -> None:
         if graph is None:
             graph = graphs[id(workspace)] = ImportGraph(getattr(workspace, "_importers", {}))
         deps = graph.dependencies(str(Path(task.file).resolve()))
-        cache.store(task.shown, data, deps, found)
+        cache.store(task.shown, data, task.settings, deps, found)
 
 
 def _read(task: FileTask) -> bytes | None:
