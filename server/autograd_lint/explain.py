@@ -276,15 +276,17 @@ def _fix(finding: Finding) -> str:
             return "call `backward()` once on that loss, or pass `retain_graph=True` to the first call."
         shared = _first(finding, Role.SHARED)
         name = shared.name if shared and shared.name else None
-        detach = (
-            f" If the first loss should not train what built `{name}` (a GAN's discriminator "
-            f"step), give it `{name}.detach()` instead."
-            if name
-            else ""
-        )
-        return (
+        together = (
             "add the losses and call `backward()` once, e.g. `(loss_a + loss_b).backward()`, "
-            f"or pass `retain_graph=True` to the first `backward()` only.{detach}"
+            "or pass `retain_graph=True` to the first `backward()` only."
+        )
+        if not name:
+            return together
+        # Detaching comes first: for a GAN's D and G losses, summing would train each
+        # network on the other's objective.
+        return (
+            f"when the first loss should not train what built `{name}` (a GAN's discriminator "
+            f"step), give it `{name}.detach()`; when both should, {together}"
         )
     return _RULE_FIXES.get((finding.code, finding.kind), "")
 

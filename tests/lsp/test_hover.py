@@ -111,3 +111,25 @@ async def test_hover_outside_the_document_and_on_unknown_documents(client):
         position=types.Position(line=0, character=0),
     )
     assert await client.text_document_hover_async(unknown) is None
+
+
+def test_a_long_file_gets_the_rules_advice_instead_of_parsing_for_the_fix():
+    from autograd_lint.lsp.hover import FIX_TITLE_MAX_LINES, hover_markdown
+
+    text = SAMPLE.read_text(encoding="utf-8")
+    filler = "".join(
+        f"def helper_{i}(x):\n    return x\n\n" for i in range(FIX_TITLE_MAX_LINES // 3 + 1)
+    )
+    for source in (text, filler + text):
+        (finding,) = [f for f in analyze(source, "train.py") if f.code == "AG001"]
+        fix_line = next(
+            line
+            for line in hover_markdown(
+                [(finding, None, finding.span)], source, {"train.py"}
+            ).splitlines()
+            if line.startswith("**Fix:**")
+        )
+        if source is text:
+            assert fix_line == "**Fix:** Detach `hidden` at the start of each iteration (Quick Fix)"
+        else:
+            assert "`hidden = hidden.detach()`" in fix_line and "(Quick Fix)" not in fix_line

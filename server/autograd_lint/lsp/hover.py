@@ -61,8 +61,16 @@ def hover_markdown(
     )
 
 
+# The fix line names the preferred quick fix, which parses the file with libcst (about
+# 50 ms of CPU for 1,000 lines, 400 ms for 5,000; then cached for the light bulb). Past
+# this size the hover gives the rule's advice instead, so that it stays quick.
+FIX_TITLE_MAX_LINES = 1500
+
+
 def _preferred_fix_title(source: str | None, finding: Finding) -> str:
     if source is None or finding.cell is not None:
+        return ""
+    if source.count("\n") > FIX_TITLE_MAX_LINES:
         return ""
     try:
         from ..fixes import fixes_for  # libcst loads with the first hover that needs it
