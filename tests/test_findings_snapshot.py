@@ -63,8 +63,10 @@ def _value(value) -> str:
     return repr(value)
 
 
-def render_finding(finding) -> list[str]:
+def render_finding(finding, path: str) -> list[str]:
     head = f"{finding.code} {finding.severity.value} kind={finding.kind!r} at {_span(finding.span)}"
+    if finding.path != path:  # every finding names the file it was asked about
+        head += f" in {_relative(finding.path)!r}"
     if finding.loop is not None:
         head += f" loop {_span(finding.loop)}"
     if finding.cell is not None:
@@ -87,7 +89,7 @@ def render_all() -> str:
         findings = analyze(source, path, resolver=resolver)
         out.append(f"== {label}: {len(findings)} finding{'s' * (len(findings) != 1)}")
         for finding in findings:
-            out.extend(render_finding(finding))
+            out.extend(render_finding(finding, path))
     return "\n".join(out) + "\n"
 
 
