@@ -157,9 +157,10 @@ class Interpreter(ExpressionMixin, CallMixin):
         if path is None or self.roles is None:
             return None
         fn = self.frame.function
+        unbound = self.lookup(path.partition(".")[0]) is None
         if fn is None:
-            return self.roles.role_of(path)
-        return self.roles.role_of(path, fn.node, fn.owner)
+            return self.roles.role_of(path, unbound=unbound)
+        return self.roles.role_of(path, fn.node, fn.owner, unbound)
 
     def lookup(self, name: str) -> Binding | None:
         found = self.state.env.get(name) if self.state is not None else None

@@ -22,6 +22,8 @@ return values of the file's own functions whose results are back-propagated.
 from __future__ import annotations
 
 import ast
+import builtins
+import re
 import weakref
 
 from .exprs import dotted_name, walk
@@ -66,6 +68,16 @@ def _path(node: ast.AST) -> str | None:
     return dotted_name(node)
 
 
+# What yields plain numbers (or flags, or shapes) whatever it is given: no history flows.
+SCALAR_BUILTINS = frozenset(
+    {"len", "range", "int", "float", "bool", "str", "round", "isinstance", "hasattr", "print",
+     "enumerate_len", "math.ceil", "math.floor", "math.sqrt", "np.interp"}
+)  # fmt: skip
+SCALAR_METHODS = frozenset({"item", "size", "dim", "numel", "tolist", "nelement", "__len__"})
+SCALAR_ATTRIBUTES = frozenset({"shape", "dtype", "device", "ndim", "is_cuda", "requires_grad"})
+BUILTIN_NAMES = frozenset(dir(builtins))
+
+
 def _sources(expr: ast.AST, tainted: dict[str, set]) -> set:
     """The callables whose results `expr` may hold: the calls in it, and what the names
     and paths it reads were assigned from. A call's result is a new value: what its
@@ -75,8 +87,16 @@ def _sources(expr: ast.AST, tainted: dict[str, set]) -> set:
     todo = [expr]
     while todo:
         node = todo.pop()
+        if isinstance(node, ast.Compare):
+            continue  # a bool
+        if isinstance(node, ast.Attribute) and node.attr in SCALAR_ATTRIBUTES:
+            continue  # `x.shape`, `x.device`: no history whatever `x` holds
         if isinstance(node, ast.Call):
             callee = _path(node.func)
+            if callee in SCALAR_BUILTINS or (
+                isinstance(node.func, ast.Attribute) and node.func.attr in SCALAR_METHODS
+            ):
+                continue  # `len(x)`, `range(n)`, `x.item()`: numbers
             if callee is not None:
                 found.add(callee)
             if isinstance(node.func, ast.Attribute):
@@ -113,7 +133,7 @@ class ScopeEvidence:
 
     __slots__ = (
         "methods", "attributes", "backpropagated", "returned", "made", "called", "iterated",
-        "params", "call_args",
+        "params", "call_args", "loop_called",
     )  # fmt: skip
 
     def __init__(self, statements: list[ast.stmt], params: tuple[str, ...] = ()):
@@ -125,6 +145,16 @@ class ScopeEvidence:
         self.called: set[str] = set()  # paths called as functions
         self.iterated: set[str] = set()  # paths (and callables) iterated over
         self.params = params
+        # Callables called inside a loop of this scope: a per-step forward, not a setting
+        # computed once (`clip_range = schedule(progress)` before the epochs).
+        self.loop_called: set[str] = {
+            p
+            for s in statements
+            for loop in walk(s)
+            if isinstance(loop, (ast.For, ast.AsyncFor, ast.While))
+            for n in (x for part in loop.body for x in walk(part))
+            if isinstance(n, ast.Call) and (p := _path(n.func)) is not None
+        }
         # Calls of the file's functions: (callee's last name, called as a method, the
         # sources of each positional argument, of each keyword argument).
         self.call_args: list[tuple[str, bool, list[set], dict[str, set]]] = []
@@ -212,7 +242,16 @@ class ScopeEvidence:
             for arg in node.args[:1]:
                 self.backpropagated |= _sources(arg, tainted)
 
-    def role(self, path: str, backpropagated: set | None = None) -> str | None:
+    def role(
+        self,
+        path: str,
+        backpropagated: set | None = None,
+        looped: set | None = None,
+        free: bool = False,
+    ) -> str | None:
+        """`looped`: callables this scope calls, when the scope itself runs in a loop;
+        `free`: `path` is bound nowhere in the file, imports included (a snippet's global,
+        where its use is all there is to know)."""
         methods = self.methods.get(path, ())
         attributes = self.attributes.get(path, ())
         if OPTIMIZER_ATTRIBUTES & set(attributes) or OPTIMIZER_ATTRIBUTES & set(methods):
@@ -223,7 +262,12 @@ class ScopeEvidence:
             return MODULE_ROLE
         if backpropagated is None:
             backpropagated = self.backpropagated
-        if path in backpropagated and not self.makes_objects(path):
+        if (
+            path in backpropagated
+            and path not in BUILTIN_NAMES
+            and (free or path in self.loop_called or path in (looped or ()))
+            and not self.makes_objects(path)
+        ):
             return MODULE_ROLE
         return None
 
@@ -277,6 +321,7 @@ class Roles:
         self._functions = functions  # the program's FunctionRefs (methods included)
         self._module: ScopeEvidence | None = None
         self._effective: dict[int, set] | None = None
+        self._looped_names: set[str] | None = None
 
     def qualify(self, dotted: str) -> str:
         return qualify(dotted, self.aliases)
@@ -336,20 +381,72 @@ class Roles:
                         params.setdefault(definition.name, set()).update(mine)
         return effective
 
-    def _role_in(self, definition, path: str) -> str | None:
+    def _role_in(self, definition, path: str, free: bool) -> str | None:
         scope = evidence_of(definition) if definition is not None else self.module()
-        return scope.role(path, self.backpropagated(scope))
+        looped = scope.called if definition is not None and self._runs_in_loop(definition) else None
+        return scope.role(path, self.backpropagated(scope), looped, free)
 
-    def role_of(self, path: str, function=None, owner=None) -> str | None:
+    def _runs_in_loop(self, definition) -> bool:
+        """Whether some scope of the file calls the function inside one of its loops."""
+        if self._looped_names is None:
+            scopes = [self.module(), *(evidence_of(fn.node) for fn in self._functions)]
+            self._looped_names = {c.rpartition(".")[2] for sc in scopes for c in sc.loop_called}
+        return definition.name in self._looped_names
+
+    def role_of(self, path: str, function=None, owner=None, unbound=False) -> str | None:
         """The role evidence gives `path` read in `function` (a def node, or None for
-        module code) of class `owner` (a ClassInfo, or None)."""
+        module code) of class `owner` (a ClassInfo, or None); `unbound`: the interpreter
+        found no binding for its head."""
+        free = unbound and path.partition(".")[0] not in self.aliases
         if function is not None:
-            found = self._role_in(function, path)
+            found = self._role_in(function, path, free)
             if found is not None:
                 return found
         if owner is not None and path.startswith("self."):
             for method in owner.methods.values():
-                found = self._role_in(method.node, path)
+                found = self._role_in(method.node, path, False)
                 if found is not None:
                     return found
-        return self._role_in(None, path)
+        return self._role_in(None, path, free)
+
+
+def scope_roles(scope) -> ScopeEvidence:
+    """Evidence over one checker scope (checks/scopes.Scope): a function's body, its
+    class's methods for a method (`self.` paths), or module-level statements."""
+    if scope.node is not None and scope.owner is None:
+        return evidence_of(scope.node)
+    if scope.owner is not None:
+        statements = [s for s in scope.owner.body if isinstance(s, ast.FunctionDef)]
+    else:
+        statements = [statement for _, statement in scope.items]
+    if not statements:
+        return ScopeEvidence([])
+    # Keyed by the first statement itself (a weak key): a replaced block's scopes go.
+    found = _CHECKER_EVIDENCE.get(statements[0])
+    if found is None or found[0] != len(statements):
+        found = _CHECKER_EVIDENCE[statements[0]] = (len(statements), ScopeEvidence(statements))
+    return found[1]
+
+
+def is_module(evidence: ScopeEvidence, path: str | None) -> bool:
+    """What the checkers ask (AG006, AG007): does the scope's use make `path` a module?"""
+    return path is not None and evidence.role(path, free=True) == MODULE_ROLE
+
+
+_CHECKER_EVIDENCE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+# The one documented fallback on names: consulted only where the code shows nothing of a
+# value (no constructor, no import, no use that tells), only by warnings (AG005), never
+# for an error. A partial snippet's `optimizer.step()` with no `zero_grad()` anywhere is
+# exactly the bug AG005 reports, and then the name is all there is.
+FALLBACK_NAMES = {
+    OPTIMIZER_ROLE: re.compile(r"optim|(?:^|_)opt(?:$|_|[A-Z0-9])", re.IGNORECASE),
+    "scaler": re.compile(r"scaler", re.IGNORECASE),
+}
+
+
+def fallback_role(path: str, role: str) -> bool:
+    """Whether the last part of `path` is spelled like a `role` (see FALLBACK_NAMES)."""
+    tail = path.rpartition(".")[2]
+    return bool(FALLBACK_NAMES[role].search(tail)) and "sched" not in tail.lower()

@@ -7,8 +7,6 @@ claims in `tests/test_torch_api_claims.py`.
 
 from __future__ import annotations
 
-import re
-
 # Every row below is checked against torch, row by row from the table, in
 # tests/test_torch_api_tables.py. Rows torch contradicted were removed: `as_tensor(t)`,
 # `Tensor(t)` and the typed constructors (`FloatTensor(t)`...) alias a tensor argument
@@ -89,27 +87,8 @@ DISTRIBUTIONS = frozenset(
     }
 )  # fmt: skip
 
-# Names that, when called, are almost always an nn.Module (or a callable model).
-MODELISH_NAME = re.compile(
-    r"^(model|models|net|network|netG|netD|G|D|gen|disc|generator|discriminator|encoder|decoder"
-    r"|enc|dec|rnn|lstm|gru|cell|policy|actor|critic|value_net|q_net|qnet|target_net|backbone"
-    r"|head|classifier|module|layer|mlp|cnn|transformer|embedding|embed|vae|unet|agent"
-    r"|teacher|student|student_model|teacher_model|discriminator_net|generator_net"
-    r"|[A-Za-z_]*(_model|_net|_encoder|_decoder|_rnn|_lstm|_gru|_layer|_head|_module|Net|Model))$"
-)
-
-# Methods of a model that build fresh initial state rather than running the model.
-INITIAL_STATE_METHOD = re.compile(r"^(init|initial|reset|zero|begin|new|get_initial|empty)")
-
 # Container methods that empty the receiver.
 CONTAINER_CLEARERS = frozenset({"clear"})
-
-# Imported classes whose instances are models: calling one runs a forward pass.
-MODEL_CLASS_NAME = re.compile(
-    r"(Net|Model|Module|Network|Encoder|Decoder|Generator|Discriminator|Critic|Actor|Policy"
-    r"|Transformer|Classifier|Regressor|RNN|LSTM|GRU|Cell|Block|Layer|MLP|CNN|VAE|UNet|Head"
-    r"|Backbone|Embedding|Attention|Conv\w*|Linear|Sequential)\d*$"
-)
 
 OPTIMIZER_CLASSES = frozenset(
     {

@@ -19,6 +19,7 @@ import ast
 import copy
 import re
 
+from .. import roles
 from .. import torch_api as api
 from ..exprs import walk
 from ..model import Role
@@ -135,7 +136,7 @@ class DataChecker:
             name = dotted_name(func) or ""
             if name.startswith(("torch.", "F.")) and not name.startswith("torch.utils"):
                 return not last_part(name)[:1].isupper() or last_part(name) == "Parameter"
-            if name and api.MODELISH_NAME.match(last_part(name)):
+            if roles.is_module(roles.scope_roles(self.scope), name or None):
                 return True
             if name and LOSSISH_CALL.search(last_part(name)):
                 return True

@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 from dataclasses import replace
 
+from .. import roles
 from .. import torch_api as api
 from ..exprs import HandlerTable
 from . import inplace_table as table
@@ -157,7 +158,7 @@ class ExpressionMixin:
             return self.module_call(node, callee.module, operands)
         grad = max((v.grad for v in args), default=MAYBE)
         deps = frozenset().union(*(v.deps for v in args)) if args else frozenset()
-        if api.MODELISH_NAME.match(last_part(name) or "-"):
+        if roles.is_module(roles.scope_roles(self.scope), name or None):
             return self.fresh(Val(tensor=True, grad=YES, deps=deps))
         return self.fresh(Val(grad=YES if grad == YES else MAYBE, deps=deps))
 

@@ -18,6 +18,7 @@ import ast
 import re
 from dataclasses import dataclass, field, replace
 
+from .. import roles
 from ..blocks import IDENTIFIER
 from ..exprs import walk
 from ..model import Role
@@ -36,7 +37,6 @@ from .scopes import (
 )
 
 CODE = "AG005"
-OPTIMIZER_NAME = re.compile(r"optim|(?:^|_)opt(?:$|_|[A-Z0-9])", re.IGNORECASE)
 CLEARING_NAME = re.compile(r"zero_grad|(zero|clear|reset)_?grad|grad_?(zero|clear|reset)", re.I)
 # Every event's text: backward, step, zero_grad, `.grad`, or a CLEARING_NAME.
 EVENT_TEXT = re.compile(r"backward|step|grad|zero|clear|reset", re.IGNORECASE)
@@ -163,8 +163,9 @@ class Event:
 
 
 class EventCollector:
-    def __init__(self, facts: FileFacts):
+    def __init__(self, facts: FileFacts, evidence=None):
         self.facts = facts
+        self.evidence = evidence  # roles.ScopeEvidence of the scope: what its use shows
         self.events: list[Event] = []
         self.block = None
 
@@ -234,7 +235,7 @@ class EventCollector:
         elif attr == "step":
             receiver = dotted_name(func.value)
             closure = bool(node.args or node.keywords)
-            if receiver and "scaler" in last_part(receiver).lower() and node.args:
+            if receiver and node.args and roles.fallback_role(receiver, "scaler"):
                 receiver, closure = dotted_name(node.args[0]), False
             if receiver and self.is_optimizer(receiver):
                 self.add("step", node, frames, group, receiver, closure)
@@ -244,19 +245,26 @@ class EventCollector:
             self.add("clear", node, frames, group)
 
     def is_optimizer(self, receiver: str) -> bool:
-        tail = last_part(receiver)
-        if tail in self.facts.optimizers:
-            return True
-        lowered = tail.lower()
-        return bool(OPTIMIZER_NAME.search(tail)) and "sched" not in lowered
+        return is_optimizer(receiver, self.facts, self.evidence)
 
     def add(self, kind, node, frames, group, receiver=None, closure=False) -> None:
         event = Event(kind, node, self.block, frames, group, len(self.events), receiver, closure)
         self.events.append(event)
 
 
+def is_optimizer(receiver: str, facts: FileFacts, evidence) -> bool:
+    """Built by a torch.optim constructor in the file, or used as one: `step()` and
+    `zero_grad()`, `param_groups` (roles.py) -- never because of its name."""
+    if last_part(receiver) in facts.optimizers:
+        return True
+    role = evidence.role(receiver, free=True) if evidence is not None else None
+    if role is not None:
+        return role == roles.OPTIMIZER_ROLE
+    return roles.fallback_role(receiver, roles.OPTIMIZER_ROLE)  # nothing else is known
+
+
 def check(scope: Scope, facts: FileFacts, path: str = "") -> list:
-    collector = EventCollector(facts)
+    collector = EventCollector(facts, roles.scope_roles(scope))
     for block, statement in scope.items:
         collector.block = block
         collector.statement(statement, (), ("scope", 0))
@@ -266,7 +274,7 @@ def check(scope: Scope, facts: FileFacts, path: str = "") -> list:
         return []
     findings = []
     for stepped in steps:
-        found = _cleared_too_late(stepped, events, steps, facts)
+        found = _cleared_too_late(stepped, events, steps, facts, collector.evidence)
         if found is None:
             loop = _loop_of(stepped, events)
             if loop is not None and not _conditional_in(stepped, loop):
@@ -334,7 +342,7 @@ def _never_cleared(stepped: Event, loop, events: list[Event]):
                    "never-cleared")  # fmt: skip
 
 
-def _cleared_too_late(stepped: Event, events, steps, facts: FileFacts):
+def _cleared_too_late(stepped: Event, events, steps, facts: FileFacts, evidence=None):
     """zero_grad() between the last backward and the step, in one straight-line run."""
     run = [e for e in events if e.group == stepped.group and e.seq < stepped.seq]
     backwards = [e for e in run if e.kind == "backward"]
@@ -347,9 +355,8 @@ def _cleared_too_late(stepped: Event, events, steps, facts: FileFacts):
         if zero.kind != "zero" or zero.seq < last_backward.seq:
             continue
         same = zero.receiver == stepped.receiver
-        receiver_is_optimizer = zero.receiver is not None and (
-            last_part(zero.receiver) in facts.optimizers
-            or OPTIMIZER_NAME.search(last_part(zero.receiver))
+        receiver_is_optimizer = zero.receiver is not None and is_optimizer(
+            zero.receiver, facts, evidence
         )
         if same or (single_optimizer and not receiver_is_optimizer):
             message = (
