@@ -13,6 +13,7 @@ import {
 import { BundledServer } from "./bundledServer";
 import { shortDescription } from "./display";
 import { expandPath, findInterpreter, type Interpreter, probeServer, supportsVenv } from "./python";
+import { withCleanExitsAsInfo } from "./quietLog";
 import { readSettings, SECTION } from "./settings";
 import type { StatusItem } from "./status";
 import { isCompatible, seriesLabel } from "./version";
@@ -123,7 +124,8 @@ export class ServerManager implements vscode.Disposable {
         // notebookDocumentSync (the whole notebook, as one program), not cell by cell.
         { notebook: "*", language: "python" },
       ],
-      outputChannel: this.log,
+      // A requested restart must not read as "[Error] Server process exited with code 0".
+      outputChannel: withCleanExitsAsInfo(this.log),
       traceOutputChannel: this.log,
       initializationOptions: { [SECTION]: this.settings(this.scope?.uri) },
       middleware: this.middleware,
