@@ -3,6 +3,7 @@
     python bench/mutation.py                       # every mutant of server/autograd_lint/analysis
     python bench/mutation.py --modules interp calls syntax_facts   # only these modules
     python bench/mutation.py --sample 300 --seed 1 # a random sample of the mutants
+    python bench/mutation.py --modules lifetimes report --sample 30 --per-module  # 30 of each
     python bench/mutation.py --show                # and the diff of every survivor
     python bench/mutation.py --rev HEAD            # a commit's tree, not the working tree
 
@@ -71,12 +72,14 @@ def prepare(work: Path, rev: str | None) -> None:
             shutil.copy2(src, dst)
 
 
-def mutmut(work: Path, *args: str) -> int:
+def mutmut(work: Path, *args: str, quiet: bool = False) -> int:
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "OMP_NUM_THREADS": "1"}
     # The checkout's editable install must not shadow the mutated copy: mutmut puts
     # mutants/ first on sys.path, and PYTHONPATH would come before it.
     env.pop("PYTHONPATH", None)
-    return subprocess.call([sys.executable, "-m", "mutmut", *args], cwd=work, env=env)
+    output = subprocess.DEVNULL if quiet else None
+    command = [sys.executable, "-m", "mutmut", *args]
+    return subprocess.call(command, cwd=work, env=env, stdout=output, stderr=output)
 
 
 def verdicts(work: Path) -> dict[str, str]:
@@ -109,6 +112,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--work", type=Path, default=DEFAULT_WORK)
     parser.add_argument("--modules", nargs="*", help="analysis modules to mutate (default all)")
     parser.add_argument("--sample", type=int, help="run only this many mutants, drawn at random")
+    parser.add_argument(
+        "--per-module", action="store_true", help="draw --sample mutants from each module"
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     parser.add_argument("--show", action="store_true", help="print each survivor's diff")
@@ -122,14 +128,27 @@ def main(argv: list[str] | None = None) -> int:
         patterns = [f"{PREFIX}{m}.*" for m in args.modules or []]
         if args.sample:
             # Generate the mutants (and mutmut's test map) without running any, then draw.
-            mutmut(work, "run", "--max-children", str(args.jobs), f"{PREFIX}__none__")
+            # mutmut has no generate-only command: a pattern that matches no mutant makes it
+            # stop, with an assertion, right after generating.
+            mutmut(work, "run", "--max-children", str(args.jobs), f"{PREFIX}__none__", quiet=True)
             names = sorted(verdicts(work))
             if args.modules:
                 names = [n for n in names if module_of(n) in args.modules]
-            patterns = sorted(random.Random(args.seed).sample(names, min(args.sample, len(names))))
+            rng = random.Random(args.seed)
+            groups: dict[str, list[str]] = {}
+            for name in names:
+                groups.setdefault(module_of(name) if args.per_module else "", []).append(name)
+            patterns = sorted(
+                drawn
+                for group in groups.values()
+                for drawn in rng.sample(group, min(args.sample, len(group)))
+            )
         mutmut(work, "run", "--max-children", str(args.jobs), *patterns)
 
     results = verdicts(work)
+    if args.sample and not args.report_only:
+        # Only this run's draw: the scratch tree keeps earlier runs' verdicts too.
+        results = {k: v for k, v in results.items() if k in set(patterns)}
     if args.modules:
         results = {k: v for k, v in results.items() if module_of(k) in args.modules}
     checked = {k: v for k, v in results.items() if v != "not checked"}
