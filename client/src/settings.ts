@@ -30,6 +30,8 @@ export interface ServerSettings {
   interpreter: string[];
   /** The interpreter whose installed libraries imports resolve into; null: `interpreter`. */
   python: string | null;
+  /** "workspace": the folder's files are checked whether they are open or not. */
+  diagnosticMode: string;
 }
 
 /**
@@ -66,6 +68,7 @@ export function toServerSettings(raw: Record<string, unknown>, trusted: boolean,
     workspaceTrusted: trusted,
     interpreter,
     python: get<string | null>("python", null) || null,
+    diagnosticMode: get("diagnosticMode", "openFilesOnly"),
   };
 }
 

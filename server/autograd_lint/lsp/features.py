@@ -15,6 +15,7 @@ from .documents import uri_to_path
 from .hover import evidence_at, findings_at, hover_markdown
 from .server import CONFIGURATION_TIMEOUT_SECONDS
 from .settings import SECTION, TRACE_LEVELS, section_of
+from .workspace_diagnostics import WorkspaceReports
 
 STATUS_COMMAND = "autograd-lint.serverStatus"
 PYPROJECT = "pyproject.toml"
@@ -30,9 +31,12 @@ def register(server) -> None:
     server.feature(
         types.TEXT_DOCUMENT_DIAGNOSTIC,
         types.DiagnosticOptions(
-            identifier=SECTION, inter_file_dependencies=False, workspace_diagnostics=False
+            identifier=SECTION, inter_file_dependencies=False, workspace_diagnostics=True
         ),
     )(pull_diagnostics)
+    # diagnosticMode "workspace": the files that are not open (empty answers otherwise).
+    reports = WorkspaceReports()
+    server.feature(types.WORKSPACE_DIAGNOSTIC)(lambda ls, params: reports.report(ls, params))
     server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)(did_change_configuration)
     server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)(did_change_watched_files)
     server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)(did_change_workspace_folders)

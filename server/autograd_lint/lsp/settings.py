@@ -8,6 +8,7 @@
       "runtime": {"enabled": false, "device": "auto", "python": null, "args": [],
                   "maxSteps": 5, "timeoutSeconds": 120},
       "workspaceTrusted": false,
+      "diagnosticMode": "openFilesOnly" | "workspace",
       "interpreter": ["/path/to/python"],
       "python": "/path/to/python"
     }
@@ -70,6 +71,8 @@ class ClientSettings:
     workspace_trusted: bool = False
     interpreter: tuple[str, ...] = ()
     python: str | None = None
+    # "workspace": the folder's files that are not open are checked too (workspace/diagnostic).
+    diagnostic_mode: str = "openFilesOnly"
 
     def to_json(self) -> dict:
         return {
@@ -82,6 +85,7 @@ class ClientSettings:
             "workspaceTrusted": self.workspace_trusted,
             "interpreter": list(self.interpreter),
             "python": self.python,
+            "diagnosticMode": self.diagnostic_mode,
         }
 
 
@@ -92,6 +96,9 @@ def section_of(value) -> Mapping | None:
         return None
     inner = value.get(SECTION, value)
     return inner if isinstance(inner, Mapping) else None
+
+
+DIAGNOSTIC_MODES = ("openFilesOnly", "workspace")
 
 
 def parse_client_settings(data, problems: list[str]) -> ClientSettings:
@@ -132,6 +139,14 @@ def parse_client_settings(data, problems: list[str]) -> ClientSettings:
         values["interpreter"] = tuple(map(str, interpreter))
     if data.get("python") is not None:
         values["python"] = _typed(data, "python", str, problems, default=None) or None
+    if data.get("diagnosticMode") is not None:
+        mode = data["diagnosticMode"]
+        if mode in DIAGNOSTIC_MODES:
+            values["diagnostic_mode"] = mode
+        else:
+            problems.append(
+                f"'diagnosticMode' must be one of {', '.join(DIAGNOSTIC_MODES)}, got {mode!r}"
+            )
     return ClientSettings(**values)
 
 
