@@ -43,19 +43,30 @@ CONTAINER_GROWERS = frozenset({"append", "extend", "insert", "appendleft", "add"
 
 
 def import_aliases(blocks) -> dict[str, str]:
-    """Local name -> the dotted name it was imported as (`pl` -> `pytorch_lightning`)."""
+    """Local name -> the dotted name it was imported as (`pl` -> `pytorch_lightning`), for
+    every import of the file, also those inside functions (kept per block while it lives)."""
     aliases: dict[str, str] = {}
     for block in blocks:
         if block.error is not None:
             continue
-        for statement in block.statements:
-            if isinstance(statement, ast.Import):
-                for alias in statement.names:
+        found = block.memo.get("import_aliases")
+        if found is None:
+            found = block.memo["import_aliases"] = _block_aliases(block.statements)
+        aliases.update(found)
+    return aliases
+
+
+def _block_aliases(statements) -> dict[str, str]:
+    aliases: dict[str, str] = {}
+    for statement in statements:
+        for node in walk(statement) if not isinstance(statement, ast.Import) else [statement]:
+            if isinstance(node, ast.Import):
+                for alias in node.names:
                     local = alias.asname or alias.name.partition(".")[0]
-                    aliases[local] = alias.name if alias.asname else local
-            elif isinstance(statement, ast.ImportFrom) and statement.module and not statement.level:
-                for alias in statement.names:
-                    aliases[alias.asname or alias.name] = f"{statement.module}.{alias.name}"
+                    aliases.setdefault(local, alias.name if alias.asname else local)
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                for alias in node.names:
+                    aliases.setdefault(alias.asname or alias.name, f"{node.module}.{alias.name}")
     return aliases
 
 
