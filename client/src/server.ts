@@ -108,7 +108,8 @@ export class ServerManager implements vscode.Disposable {
       return;
     }
     this.launch = launch;
-    this.log.info(`starting ${launch.command} ${launch.args.join(" ")} (${launch.description})`);
+    // Debug: a healthy start logs one info line, once the server answers (below).
+    this.log.debug(`starting ${launch.command} ${launch.args.join(" ")} (${launch.description})`);
     this.status.show({ kind: "starting", detail: shortDescription(launch.description, os.homedir()) });
     const serverOptions: ServerOptions = {
       command: launch.command,
@@ -141,7 +142,9 @@ export class ServerManager implements vscode.Disposable {
     try {
       await client.start();
     } catch (error) {
-      this.log.error(`the language server did not start: ${String(error)}`);
+      this.log.error(
+        `the language server did not start (${launch.command} ${launch.args.join(" ")}, ${launch.description}): ${String(error)}`,
+      );
       this.client = undefined;
       await disposeQuietly(client);
       this.status.show({ kind: "error", detail: "the language server did not start; click for the logs" });
@@ -185,9 +188,9 @@ export class ServerManager implements vscode.Disposable {
       probe.kind === "found"
         ? `${probe.executable} has autograd-lint ${probe.version}, but this extension needs ${seriesLabel(minimum)}`
         : probe.detail;
-    // Not a problem by itself: the private environment serves instead (a warning only when
-    // it cannot, from bundledLaunch's status).
-    this.log.info(`${reason} (interpreter from ${interpreter.source}); using the private environment`);
+    // Not a problem by itself: the private environment serves instead (the status item says
+    // so when it cannot); the info line of the start names where the server runs from.
+    this.log.debug(`${reason} (interpreter from ${interpreter.source}); using the private environment`);
     return this.bundledLaunch(interpreter, true, reason);
   }
 
