@@ -48,6 +48,10 @@ async def test_workspace_mode_reports_closed_files_and_only_changes(bare_client)
     train, ok = (workspace / "train.py").as_uri(), (workspace / "ok.py").as_uri()
 
     first = await _pull(bare_client)
+    for _ in range(20):  # a busy machine may spread the first analysis over several answers
+        if set(first) == {train, ok}:
+            break
+        first = await _pull(bare_client)
     assert set(first) == {train, ok}
     assert first[train].kind == "full" and [d.code for d in first[train].items] == ["AG001"]
     assert first[ok].kind == "full" and list(first[ok].items) == []

@@ -5,7 +5,9 @@ workspace mode does).
 
 VS Code asks again two seconds after every answer. A file is analysed again only when
 its size or modification time changed, or the settings did; otherwise its report is
-"unchanged" (the client keeps what it has). Open documents are left to the document pull
+"unchanged" (the client keeps what it has). One answer spends at most BUDGET_SECONDS
+analysing (the handler runs on the event loop): a large project's first reports arrive
+over several answers. Open documents are left to the document pull
 (`textDocument/diagnostic`), which the client prefers. Notebooks are checked only while
 open. An edit to an imported module is seen in a closed importer when the importer's own
 file changes, or after a restart: this mode reads files, it does not track imports.
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 import itertools
 import logging
+import time
 from pathlib import Path
 
 from lsprotocol import types
@@ -30,6 +33,9 @@ log = logging.getLogger(__name__)
 # The largest number of files one answer covers (a monorepo of vendored code must not
 # stall the server); the rest wait for the next request.
 MAX_FILES = 2000
+# Analysis time one answer may spend (it runs on the event loop, between keystrokes): files
+# not reached are left out, and come with a later answer (VS Code asks every 2 s).
+BUDGET_SECONDS = 0.25
 
 
 class WorkspaceReports:
@@ -37,12 +43,16 @@ class WorkspaceReports:
         # path -> (size, mtime_ns, settings key, result id, diagnostics)
         self._cache: dict[str, tuple] = {}
         self._ids = itertools.count(1)
+        self._deadline = 0.0
+        self._analysed = 0
 
     def report(self, ls, params: types.WorkspaceDiagnosticParams):
         previous = {p.uri: p.value for p in params.previous_result_ids or ()}
         open_paths = {d.path for d in ls.documents}
         items: list = []
         seen = 0
+        self._deadline = time.perf_counter() + BUDGET_SECONDS
+        self._analysed = 0
         for folder_uri in _folders(ls):
             client = ls.client_settings(folder_uri)
             if client.diagnostic_mode != "workspace" or not client.enable:
@@ -77,6 +87,9 @@ class WorkspaceReports:
         uri = from_fs_path(path) or file.as_uri()
         cached = self._cache.get(path)
         if cached is None or cached[:4] != key:
+            if self._analysed and time.perf_counter() > self._deadline:
+                return None  # next time (each answer analyses at least one file)
+            self._analysed += 1
             diagnostics = self._analyse(ls, file, settings, uri)
             if diagnostics is None:
                 return None
