@@ -149,8 +149,13 @@ class CallMixin:
         if held is not None:
             # A callable kept on an object: `self.rnn(x, h)`, `self.loss_fn(out, y)`.
             return self.dispatch(node, held.val, args, None)
-        if receiver.kind in (MODULE, OBJECT) and self.unknown_module(NOTHING, dotted):
-            # `self.net(x)` where `self.net` was set somewhere we did not see.
+        if (
+            receiver.kind in (MODULE, OBJECT)
+            and self.class_of_ref(receiver.ref) is not None
+            and self.unknown_module(NOTHING, dotted)
+        ):
+            # `self.net(x)` where `self.net` was set somewhere we did not see (of an object
+            # whose class we cannot read, `model.init_hidden(n)` is a method, not a module).
             return self.call_module(node, Val(EMPTY, MODULE, None), args)
         if method in api.CUT_METHODS:
             return NOTHING

@@ -408,7 +408,7 @@ class Roles:
         """The role evidence gives `path` read in `function` (a def node, or None for
         module code) of class `owner` (a ClassInfo, or None); `unbound`: the interpreter
         found no binding for its head."""
-        free = unbound and path.partition(".")[0] not in self.aliases
+        free = unbound and "." not in path and path not in self.aliases
         if function is not None:
             found = self._role_in(function, path, free)
             if found is not None:
