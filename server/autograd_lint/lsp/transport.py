@@ -30,53 +30,60 @@ HEADER = b"content-length:"
 
 
 class BoundedReader:
-    """stdin, read in a worker thread, never more than asked for."""
+    """stdin, never read for more than asked; `executor` runs the frame reader's blocking
+    reads off the event loop."""
 
     def __init__(self, stdin: BinaryIO, executor=None):
         self.stdin = stdin
         self.executor = executor
 
-    def readline(self, limit: int):
-        return asyncio.get_running_loop().run_in_executor(self.executor, self.stdin.readline, limit)
+    def readline(self, limit: int) -> bytes:
+        return self.stdin.readline(limit)
 
-    def read(self, n: int):
-        return asyncio.get_running_loop().run_in_executor(self.executor, self.stdin.read, n)
+    def read(self, n: int) -> bytes:
+        return self.stdin.read(n)
 
 
 class FrameReader:
-    """Splits the byte stream into message bodies; `next_body()` is None at the end."""
+    """Splits the byte stream into message bodies; `next_body()` is None at the end.
+
+    It blocks: `serve` runs each `next_body()` whole in a worker thread, one hand-over to
+    the event loop per message (a hand-over per header line and body cost a keystroke
+    a thread switch each, which a busy machine makes wait). What it rejects is kept in
+    `notes` for the event loop to log (only that thread may write to the client)."""
 
     def __init__(self, reader):
         self.reader = reader
         self.pending: bytes | None = None  # a header line found inside a junk line
         self.rejected = 0  # frames dropped, for tests and logs
+        self.notes: list[str] = []
 
-    async def _line(self) -> bytes:
+    def _line(self) -> bytes:
         if self.pending is not None:
             line, self.pending = self.pending, None
             return line
-        return await self.reader.readline(MAX_HEADER_LINE)
+        return self.reader.readline(MAX_HEADER_LINE)
 
-    async def next_body(self) -> bytes | None:
+    def next_body(self) -> bytes | None:
         while True:
-            length = await self._headers()
+            length = self._headers()
             if length is None:
                 return None
             if length < 0:
                 continue  # rejected: look for the next header
-            body = await self._read_exactly(length)
+            body = self._read_exactly(length)
             if body is None:
                 return None
             return body
 
-    async def _headers(self) -> int | None:
+    def _headers(self) -> int | None:
         """The frame's length; -1 for a rejected frame; None at the end of input."""
         length: int | None = None
         invalid = False
         seen_header = False
         tail = b""  # the end of the previous piece, where a header may have started
         while True:
-            line = await self._line()
+            line = self._line()
             if not line:
                 return None
             if line in (b"\r\n", b"\n"):
@@ -113,10 +120,10 @@ class FrameReader:
                 self._reject("a frame with an unreadable header")
                 return -1
 
-    async def _read_exactly(self, length: int) -> bytes | None:
+    def _read_exactly(self, length: int) -> bytes | None:
         chunks, size = [], 0
         while size < length:
-            chunk = await self.reader.read(length - size)
+            chunk = self.reader.read(length - size)
             if not chunk:
                 return None
             chunks.append(chunk)
@@ -125,13 +132,16 @@ class FrameReader:
 
     def _reject(self, what: str) -> None:
         self.rejected += 1
-        log.error("autograd-lint: rejected %s; reading on from the next header", what)
+        self.notes.append(f"autograd-lint: rejected {what}; reading on from the next header")
 
 
 async def serve(stop_event: threading.Event, reader, protocol, error_handler=None) -> None:
     frames = FrameReader(reader)
+    loop = asyncio.get_running_loop()
     while not stop_event.is_set():
-        body = await frames.next_body()
+        body = await loop.run_in_executor(reader.executor, frames.next_body)
+        while frames.notes:
+            log.error("%s", frames.notes.pop(0))
         if body is None:
             break
         try:
