@@ -187,8 +187,13 @@ class CallMixin:
         if receiver.kind == OPTIMIZER:
             closure = next((a for a in args if a.kind == FUNC), None) if method == "step" else None
             if closure is not None:
-                # `optimizer.step(closure)` calls the closure: its backward runs here.
-                self.call_function(node, closure.ref, [], None)
+                # `optimizer.step(closure)` calls the closure: its backward runs here
+                # (LBFGS calls it several times: library_models' row says so).
+                kind = self.optimizer_classes.get(id(receiver), (None, None))[1]
+                if self.calls_closure_repeatedly(f"{kind}.step" if kind else None):
+                    self.call_closure_repeatedly(node, closure.ref)
+                else:
+                    self.call_function(node, closure.ref, [], None)
             if method == "step" and receiver.ref:
                 self.optimizer_step(node, receiver.ref)
             return NOTHING
@@ -224,7 +229,7 @@ class CallMixin:
                     # `pop`, `sort`, `remove`...: which element sits where is not known now.
                     self.assign_to(func.value, Val(receiver.origins, CONTAINER), node)
                 return Val(receiver.origins) if receiver.origins else NOTHING
-        returned = self.library_result(receiver, method, args)
+        returned = self.library_result(node, receiver, method, args)
         if returned is not None:
             return returned
         if receiver.kind not in (TENSOR, ELEMENT, CONTAINER):
@@ -243,14 +248,14 @@ class CallMixin:
             return Val(receiver.origins)
         return self.union([receiver, *args], node)
 
-    def library_result(self, receiver: Val, method: str, args: list[Val]) -> Val | None:
+    def library_result(self, node, receiver: Val, method: str, args: list[Val]) -> Val | None:
         """What a library method modelled as data returns (`accelerator.prepare(m, opt)`
         hands its arguments back, in order and in kind)."""
         ref = receiver.ref
         if not (isinstance(ref, tuple) and ref[:1] == (EXTERN,)):
             return None
         if f"{ref[1]}.{method}" not in api.RETURNS_ARGUMENTS:
-            return None
+            return self.modelled_result(node, f"{ref[1]}.{method}", args)
         if len(args) == 1:
             return args[0]
         return Val(EMPTY.union(*(a.origins for a in args)), CONTAINER, None, tuple(args))
@@ -281,8 +286,12 @@ class CallMixin:
             return NOTHING
         if last in api.NO_GRAD_CONTEXTS or last in api.ENABLE_GRAD_CONTEXTS:
             return NOTHING
+        qualified = self.qualified(dotted)
         if dotted.startswith(api.OPTIM_NAMESPACES) or last in api.OPTIMIZER_CLASSES:
-            return self.new_optimizer(args)
+            return self.new_optimizer(args, qualified)
+        modelled = self.modelled_result(node, qualified, args)
+        if modelled is not None:
+            return modelled
         if last in api.DISTRIBUTIONS:
             return Val(EMPTY.union(*(a.origins for a in args)), DIST)
         if last == "Parameter":
@@ -330,9 +339,13 @@ class CallMixin:
                 return Val(frozenset({self.new_origin(node, leaf=True)}))
             return NOTHING
         if name in api.OPTIMIZER_CLASSES:
-            return self.new_optimizer(args)
+            return self.new_optimizer(args, self.qualified(name))
         if name == "Parameter":
             return self.new_parameter(node)
+        if self.lookup(name) is None:
+            modelled = self.modelled_result(node, self.qualified(name), args)
+            if modelled is not None:
+                return modelled  # `Variable(t)`: a library row says what it returns
         if name[:1].isupper() and self.lookup(name) is None:
             # An imported class we cannot see: an object, which the code's use of it may
             # show to be a module (see `refine`).
@@ -482,13 +495,18 @@ class CallMixin:
             return ("attr", root.val.ref, rest)
         return ("path", path)
 
-    def new_optimizer(self, args: list[Val]) -> Val:
+    def new_optimizer(self, args: list[Val], qualified: str | None = None) -> Val:
         """`torch.optim.X(m.parameters(), ...)`: an optimizer over the modules whose
         `.parameters()` reach its arguments (through lists, `+`, param-group dicts)."""
         owners = frozenset(
             self.param_owners[o] for a in args for o in a.origins if o in self.param_owners
         )
-        return Val(EMPTY, OPTIMIZER, owners or None)
+        optimizer = Val(EMPTY, OPTIMIZER, owners or None)
+        if qualified is not None:
+            # Its class, for the library rows of its methods (the value is kept alive
+            # beside it, so its id names it for this root's run).
+            self.optimizer_classes[id(optimizer)] = (optimizer, qualified)
+        return optimizer
 
     def new_parameter(self, node: ast.Call) -> Val:
         """`nn.Parameter(...)`: a leaf, owned by the object whose method creates it."""
