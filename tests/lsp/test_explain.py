@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import ast
 import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
@@ -143,12 +142,12 @@ CARRIED_WITH_RETAIN = textwrap.dedent(
 )
 
 
-def run_torch(code: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+def run_torch(python: str, code: str) -> subprocess.CompletedProcess:
+    return subprocess.run([python, "-c", code], capture_output=True, text=True, timeout=120)
 
 
-def test_retain_graph_on_a_carried_graph_keeps_every_iteration_alive():
-    run = run_torch("STEP_OPTIMIZER = False\n" + CARRIED_WITH_RETAIN)
+def test_retain_graph_on_a_carried_graph_keeps_every_iteration_alive(torch_python):
+    run = run_torch(torch_python, "STEP_OPTIMIZER = False\n" + CARRIED_WITH_RETAIN)
     assert run.returncode == 0, run.stderr
     sizes, held = ast.literal_eval(run.stdout.strip().replace("] [", "], ["))
     # Each backward walks every earlier iteration's nodes (time grows) ...
@@ -157,13 +156,15 @@ def test_retain_graph_on_a_carried_graph_keeps_every_iteration_alive():
     assert all(later > earlier for earlier, later in zip(held, held[1:]))
 
 
-def test_retain_graph_on_a_carried_graph_turns_into_the_inplace_error_after_a_step():
-    run = run_torch("STEP_OPTIMIZER = True\n" + CARRIED_WITH_RETAIN)
+def test_retain_graph_on_a_carried_graph_turns_into_the_inplace_error_after_a_step(
+    torch_python,
+):
+    run = run_torch(torch_python, "STEP_OPTIMIZER = True\n" + CARRIED_WITH_RETAIN)
     assert run.returncode != 0
     assert "modified by an inplace operation" in run.stderr
 
 
-def test_retain_graph_on_the_first_of_two_backwards_fixes_ag002():
+def test_retain_graph_on_the_first_of_two_backwards_fixes_ag002(torch_python):
     code = textwrap.dedent(
         """
         import torch
@@ -175,9 +176,9 @@ def test_retain_graph_on_the_first_of_two_backwards_fixes_ag002():
         print("ok")
         """
     )
-    broken = run_torch(code.replace("RETAIN", ""))
+    broken = run_torch(torch_python, code.replace("RETAIN", ""))
     assert SECOND_BACKWARD_ERROR in broken.stderr
-    fixed = run_torch(code.replace("RETAIN", "retain_graph=True"))
+    fixed = run_torch(torch_python, code.replace("RETAIN", "retain_graph=True"))
     assert fixed.returncode == 0 and fixed.stdout.strip() == "ok", fixed.stderr
 
 
