@@ -5,6 +5,7 @@
     python bench/mutation.py --sample 300 --seed 1 # a random sample of the mutants
     python bench/mutation.py --modules lifetimes report --sample 30 --per-module  # 30 of each
     python bench/mutation.py --show                # and the diff of every survivor
+    python bench/mutation.py --survivors           # only the last run's survivors, again
     python bench/mutation.py --rev HEAD            # a commit's tree, not the working tree
 
 Runs mutmut (`pip install -r bench/requirements-mutation.txt`) with bench/mutmut.cfg.
@@ -115,6 +116,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--per-module", action="store_true", help="draw --sample mutants from each module"
     )
+    parser.add_argument(
+        "--survivors", action="store_true", help="run again only the last run's survivors"
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     parser.add_argument("--show", action="store_true", help="print each survivor's diff")
@@ -126,7 +130,19 @@ def main(argv: list[str] | None = None) -> int:
     if not args.report_only:
         prepare(work, args.rev)
         patterns = [f"{PREFIX}{m}.*" for m in args.modules or []]
-        if args.sample:
+        if args.survivors:
+            # After writing tests for them: named mutants are run again, whatever mutmut
+            # recorded (a mutant whose function changed since is generated anew, unrun).
+            previous = verdicts(work)
+            patterns = sorted(
+                name
+                for name, status in previous.items()
+                if status == "survived" and (not args.modules or module_of(name) in args.modules)
+            )
+            if not patterns:
+                print("no survivors recorded")
+                return 0
+        elif args.sample:
             # Generate the mutants (and mutmut's test map) without running any, then draw.
             # mutmut has no generate-only command: a pattern that matches no mutant makes it
             # stop, with an assertion, right after generating.
@@ -146,7 +162,7 @@ def main(argv: list[str] | None = None) -> int:
         mutmut(work, "run", "--max-children", str(args.jobs), *patterns)
 
     results = verdicts(work)
-    if args.sample and not args.report_only:
+    if (args.sample or args.survivors) and not args.report_only:
         # Only this run's draw: the scratch tree keeps earlier runs' verdicts too.
         results = {k: v for k, v in results.items() if k in set(patterns)}
     if args.modules:
