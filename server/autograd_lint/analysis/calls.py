@@ -14,6 +14,7 @@ import ast
 from . import roles
 from . import torch_api as api
 from .exprs import dotted_name
+from .library_calls import kept_state, reset_functions
 from .values import (
     CLASS,
     CONTAINER,
@@ -112,6 +113,10 @@ class CallMixin:
             namespace_val = self.call_namespace(node, dotted)
             if namespace_val is not None:
                 return namespace_val
+        if dotted is not None and self.lookup(dotted.partition(".")[0]) is None:
+            library = self.library_call(node, self.qualified(dotted))
+            if library is not None:
+                return library
         receiver = self.ev(func.value)
         method = func.attr
         if receiver.kind == NAMESPACE:  # `models.RNNModel(...)`: a project module's name
@@ -248,12 +253,34 @@ class CallMixin:
             return Val(receiver.origins)
         return self.union([receiver, *args], node)
 
+    def library_call(self, node: ast.Call, qualified: str) -> Val | None:
+        """`snn.Leaky(...)`, `functional.reset_net(model)`: library calls a row models."""
+        layer = self.stateful_layer(node, qualified)
+        if layer is not None:
+            self.eval_arguments(node)
+            return layer
+        owner, _, method = qualified.rpartition(".")
+        effect = kept_state(owner)
+        if qualified in reset_functions() or (
+            effect is not None and f".{method}" in effect.get("reset-by", ())
+        ):
+            # `functional.reset_net(model)`, `snn.Synaptic.detach_hidden()`: every layer
+            # starts afresh (more than one may be reset: the safe side for findings).
+            self.eval_arguments(node)
+            self.reset_layer_state()
+            return NOTHING
+        return None
+
     def library_result(self, node, receiver: Val, method: str, args: list[Val]) -> Val | None:
         """What a library method modelled as data returns (`accelerator.prepare(m, opt)`
         hands its arguments back, in order and in kind)."""
         ref = receiver.ref
         if not (isinstance(ref, tuple) and ref[:1] == (EXTERN,)):
             return None
+        effect = kept_state(ref[1])
+        if effect is not None and f".{method}" in effect.get("reset-by", ()):
+            self.reset_layer_state(ref)  # `lif.reset_mem()`
+            return NOTHING
         if f"{ref[1]}.{method}" not in api.RETURNS_ARGUMENTS:
             return self.modelled_result(node, f"{ref[1]}.{method}", args)
         if len(args) == 1:
@@ -346,6 +373,12 @@ class CallMixin:
             modelled = self.modelled_result(node, self.qualified(name), args)
             if modelled is not None:
                 return modelled  # `Variable(t)`: a library row says what it returns
+            layer = self.stateful_layer(node, self.qualified(name))
+            if layer is not None:
+                return layer
+            if self.qualified(name) in reset_functions():
+                self.reset_layer_state()
+                return NOTHING
         if name[:1].isupper() and self.lookup(name) is None:
             # An imported class we cannot see: an object, which the code's use of it may
             # show to be a module (see `refine`).
@@ -429,7 +462,8 @@ class CallMixin:
         built = self.new_origin(node, leaf=False)
         self.note_weights_saved(built, node.func, module, args)
         origins = origins | {built, self.new_origin(node.func, leaf=True)}
-        return Val(origins)
+        self.call_site = node
+        return self.carry_layer_state(module, args, Val(origins))
 
     def instance_ref(self, node: ast.Call) -> tuple:
         """The abstract object a constructor call makes here (its site, its loop passes)."""

@@ -15,7 +15,7 @@ from . import frameworks, stepped
 from .calls import CallMixin, literal_keyword
 from .definitions import ClassInfo, FunctionRef, api_kind_of, make_class_info
 from .exprs import ExpressionMixin, walk
-from .library_calls import LibraryMixin
+from .library_calls import LayerStateMixin, LibraryMixin
 from .lifetimes import LifetimeTracker
 from .syntax_facts import grad_mode_of, has_backward, none_tests, retains_graph
 from .values import (
@@ -111,7 +111,7 @@ class Frame:
     branches: dict = field(default_factory=dict)
 
 
-class Interpreter(ExpressionMixin, CallMixin, LibraryMixin):
+class Interpreter(ExpressionMixin, CallMixin, LibraryMixin, LayerStateMixin):
     def __init__(
         self, classes: dict[str, ClassInfo], reporter, instances: dict | None = None, roles=None
     ):
@@ -135,6 +135,7 @@ class Interpreter(ExpressionMixin, CallMixin, LibraryMixin):
         self.weight_saves: dict[Origin, frozenset] = {}
         self.receivers: list = []
         self.optimizer_classes: dict[int, tuple] = {}  # id(optimizer val) -> (val, class)
+        self.call_site: ast.AST | None = None  # the module call being run (layer state)
         self.inlined_functions: set[int] = set()  # ids of the definitions run in context
         self.no_guesses = False  # True: unbound parameters are plain values, not name guesses
         # Objects a framework drives -> their attributes that the framework keeps as data.

@@ -14,7 +14,7 @@ import ast
 import logging
 
 from . import library_models
-from .values import CONTAINER, EMPTY, MODULE, NOTHING, LoopPass, Val
+from .values import CONTAINER, EMPTY, MODULE, NOTHING, Binding, LoopPass, Val
 
 log = logging.getLogger(__name__)
 
@@ -70,3 +70,74 @@ class LibraryMixin:
                     loop.pass1_end = self.state.copy()
         finally:
             self.leave_loop()
+
+
+STATE = " (layer state)"  # ends the heap attribute of what a library layer keeps
+
+
+def state_attribute(qualified: str, effect) -> str:
+    """`mem of Leaky (layer state)`: how the evidence names the state a layer keeps."""
+    kept = ", ".join(effect.get("attributes", ())) or "state"
+    return f"{kept} of {qualified.rpartition('.')[2]}{STATE}"
+
+
+def kept_state(qualified: str | None):
+    """The `keeps-state` effect of a library layer class, or None."""
+    row = row_for(qualified)
+    return row.effect("keeps-state") if row is not None else None
+
+
+def reset_functions() -> frozenset[str]:
+    """Qualified library functions that reset every stateful layer of a model they get
+    (`snntorch.utils.reset(net)`, spikingjelly's `functional.reset_net(net)`)."""
+    global _RESETS
+    if _RESETS is None:
+        found = set()
+        try:
+            for row in library_models.rows():
+                effect = row.effect("keeps-state")
+                for name in effect.get("reset-by", ()) if effect is not None else ():
+                    if not name.startswith("."):
+                        found.add(name)
+        except Exception:  # noqa: BLE001 - a broken data file costs its rows, nothing more
+            log.exception("autograd-lint: library models could not be read")
+        _RESETS = frozenset(found)
+    return _RESETS
+
+
+_RESETS: frozenset[str] | None = None
+
+
+class LayerStateMixin:
+    def stateful_layer(self, node: ast.Call, qualified: str) -> Val | None:
+        """A library layer that keeps state between calls (a spiking neuron): a module
+        whose object carries its last output's graph into its next call."""
+        if kept_state(qualified) is None:
+            return None
+        return Val(EMPTY, MODULE, ("extern", qualified, id(node), tuple(self.context)))
+
+    def carry_layer_state(self, module: Val, args: list[Val], result: Val) -> Val:
+        ref = module.ref
+        if not (isinstance(ref, tuple) and ref[:1] == ("extern",)) or self.state is None:
+            return result
+        effect = kept_state(ref[1])
+        if effect is None:
+            return result
+        if len(args) > 1 and effect.get("unless-arguments"):
+            return result  # the state is passed in by the caller (`lif(cur, mem)`)
+        attribute = state_attribute(ref[1], effect)
+        stored = self.state.heap.get((ref, attribute))
+        if stored is not None:
+            result = Val(result.origins | stored.val.origins)
+        site = self.site(self.call_site)
+        self.state.heap[(ref, attribute)] = Binding(Val(result.origins), site)
+        return result
+
+    def reset_layer_state(self, ref=None) -> None:
+        """Forget what stateful layers keep: one object's (`lif.reset_mem()`), or every
+        layer's (`functional.reset_net(model)` resets all of a model's layers)."""
+        if self.state is None:
+            return
+        heap = self.state.heap
+        for key in [k for k in heap if k[1].endswith(STATE) and (ref is None or k[0] == ref)]:
+            del heap[key]
