@@ -38,6 +38,14 @@ MODULE_METHODS = frozenset(
      "register_forward_hook", "register_forward_pre_hook", "register_module", "add_module"}
 )  # fmt: skip
 OPTIMIZER_ATTRIBUTES = frozenset({"param_groups", "add_param_group"})
+# The only nodes the evidence reads (what flows, and what is used how).
+RELEVANT_NODES = (
+    ast.Assign, ast.AugAssign, ast.AnnAssign, ast.For, ast.AsyncFor, ast.comprehension,
+    ast.NamedExpr, ast.withitem, ast.Call, ast.Attribute, ast.Return,
+)  # fmt: skip
+# The methods whose receivers the evidence records (the rest say nothing of a role).
+EVIDENCE_METHODS = MODULE_METHODS | OPTIMIZER_ATTRIBUTES | {"step", "zero_grad", "backward",
+                                                            "manual_backward"}  # fmt: skip
 BACKWARD_METHODS = frozenset({"backward", "manual_backward"})
 CONTAINER_GROWERS = frozenset({"append", "extend", "insert", "appendleft", "add"})
 
@@ -158,22 +166,16 @@ class ScopeEvidence:
         self.params = params
         # Callables called inside a loop of this scope: a per-step forward, not a setting
         # computed once (`clip_range = schedule(progress)` before the epochs).
-        self.loop_called: set[str] = {
-            p
-            for s in statements
-            for loop in walk(s)
-            if isinstance(loop, (ast.For, ast.AsyncFor, ast.While))
-            for n in (x for part in loop.body for x in walk(part))
-            if isinstance(n, ast.Call) and (p := _path(n.func)) is not None
-        }
+        self.loop_called: set[str] = _called_in_loops(statements)
         # Calls of the file's functions: (callee's last name, called as a method, the
         # sources of each positional argument, of each keyword argument).
-        self.call_args: list[tuple[str, bool, list[set], dict[str, set]]] = []
-        nodes = [n for s in statements for n in walk(s)]
+        self.call_args: list[tuple[str, bool, ast.Call, dict]] = []
+        nodes = [n for s in statements for n in walk(s) if isinstance(n, RELEVANT_NODES)]
+        flows = [n for n in nodes if not isinstance(n, (ast.Attribute, ast.Return))]
         # A parameter's value stands for whatever the caller passes (see Roles).
         tainted: dict[str, set] = {name: {param_source(name)} for name in params}
         for _ in range(2):  # assignments out of order (loops): a second round settles them
-            for node in nodes:
+            for node in flows:
                 self._flow(node, tainted)
         for node in nodes:
             self._use(node, tainted)
@@ -212,7 +214,7 @@ class ScopeEvidence:
                 tainted.setdefault(path, set()).update(found)
 
     def _use(self, node: ast.AST, tainted: dict[str, set]) -> None:
-        if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
+        if isinstance(node, ast.Attribute) and node.attr in OPTIMIZER_ATTRIBUTES:
             owner = _path(node.value)
             if owner is not None:
                 self.attributes.setdefault(owner, set()).add(node.attr)
@@ -231,12 +233,12 @@ class ScopeEvidence:
         callee = _path(func)
         if callee is not None:
             self.called.add(callee)
-            positional = [_sources(arg, tainted) for arg in node.args]
-            keywords = {kw.arg: _sources(kw.value, tainted) for kw in node.keywords if kw.arg}
-            if any(positional) or any(keywords.values()):
+            if node.args or node.keywords:
+                # The arguments' sources are worked out only if the callee turns out to
+                # be a function of the file that back-propagates a parameter (Roles).
                 last = callee.rpartition(".")[2]
-                self.call_args.append((last, isinstance(func, ast.Attribute), positional, keywords))
-        if isinstance(func, ast.Attribute):
+                self.call_args.append((last, isinstance(func, ast.Attribute), node, tainted))
+        if isinstance(func, ast.Attribute) and func.attr in EVIDENCE_METHODS:
             receiver = _path(func.value)
             if receiver is not None:
                 self.methods.setdefault(receiver, set()).add(func.attr)
@@ -304,6 +306,25 @@ _EVIDENCE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _MODULE_EVIDENCE: dict[tuple, ScopeEvidence] = {}  # by the module code's block contents
 
 
+def _called_in_loops(statements) -> set[str]:
+    """Callables called inside a loop body (each outermost loop's body walked once)."""
+    found: set[str] = set()
+    covered: set[int] = set()
+    for statement in statements:
+        for node in walk(statement):
+            if not isinstance(node, (ast.For, ast.AsyncFor, ast.While)) or id(node) in covered:
+                continue
+            for part in node.body:
+                for inner in walk(part):
+                    if isinstance(inner, ast.Call):
+                        path = _path(inner.func)
+                        if path is not None:
+                            found.add(path)
+                    elif isinstance(inner, (ast.For, ast.AsyncFor, ast.While)):
+                        covered.add(id(inner))
+    return found
+
+
 def param_source(name: str) -> str:
     return f"<parameter {name}>"  # no path can be spelled so
 
@@ -368,10 +389,12 @@ class Roles:
                 found = effective[id(scope)]
                 if definition is not None and definition.name in results:
                     found |= scope.returned
-                for callee, as_method, positional, keywords in scope.call_args:
+                for callee, as_method, call, tainted in scope.call_args:
                     wanted = params.get(callee)
                     if not wanted:
                         continue
+                    positional = [_sources(arg, tainted) for arg in call.args]
+                    keywords = {kw.arg: _sources(kw.value, tainted) for kw in call.keywords}
                     for target in definitions.get(callee, ()):
                         names = list(evidence_of(target).params)
                         if as_method and names[:1] in (["self"], ["cls"]):
@@ -394,6 +417,10 @@ class Roles:
 
     def _role_in(self, definition, path: str, free: bool) -> str | None:
         scope = evidence_of(definition) if definition is not None else self.module()
+        if path not in scope.called:
+            # Only a callable can be a module by back-propagation: the file-wide
+            # propagation is not needed for the rest.
+            return scope.role(path, set())
         looped = scope.called if definition is not None and self._runs_in_loop(definition) else None
         return scope.role(path, self.backpropagated(scope), looped, free)
 
@@ -426,6 +453,14 @@ def scope_roles(scope) -> ScopeEvidence:
     class's methods for a method (`self.` paths), or module-level statements."""
     if scope.node is not None and scope.owner is None:
         return evidence_of(scope.node)
+    kept = scope.__dict__.get("_roles")
+    if kept is not None:
+        return kept
+    scope.__dict__["_roles"] = found = _scope_roles(scope)
+    return found
+
+
+def _scope_roles(scope) -> ScopeEvidence:
     if scope.owner is not None:
         statements = [s for s in scope.owner.body if isinstance(s, ast.FunctionDef)]
     else:
