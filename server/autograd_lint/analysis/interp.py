@@ -348,7 +348,13 @@ class Interpreter(ExpressionMixin, CallMixin, LibraryMixin, LayerStateMixin):
         self.ev(node.test)
         none_in_body, none_in_else = none_tests(node.test)
         condition = stable_condition(node.test)
+        if condition is not None and not self.stable_here(node.test):
+            condition = None  # the loop it is in changes what the condition reads
         before = self.state
+        befores = {}
+        if condition is not None:
+            names = assigned_names(node.body) | assigned_names(node.orelse)
+            befores = {n: before.env.get(n) for n in names}
         self.state = before.copy()
         for expr in none_in_body:
             self.assign_to(expr, NOTHING, node)
@@ -366,9 +372,18 @@ class Interpreter(ExpressionMixin, CallMixin, LibraryMixin, LayerStateMixin):
             self.state = join_states([after_body, self.state])
         elif taken == "body":
             self.state = after_body
-        self.remember_branches(condition, node, after_body, after_else)
+        self.remember_branches(condition, node, after_body, after_else, befores)
 
-    def remember_branches(self, condition, node: ast.If, after_body, after_else) -> None:
+    def stable_here(self, test: ast.expr) -> bool:
+        """No enclosing loop of this frame assigns a name the condition reads."""
+        read = {n.id for n in walk(test) if isinstance(n, ast.Name)}
+        for loop in self.loop_frames:
+            body = getattr(loop.node, "body", None)
+            if isinstance(body, list) and read & assigned_names(body):
+                return False
+        return True
+
+    def remember_branches(self, condition, node: ast.If, after_body, after_else, befores) -> None:
         """`if c:` ... `if c:` on a condition nothing changes in between takes the same
         branch both times: what the first one's branches bound is kept for the second."""
         if condition is None or self.state is None:
@@ -381,7 +396,17 @@ class Interpreter(ExpressionMixin, CallMixin, LibraryMixin, LayerStateMixin):
                 names = assigned_names(body)
                 branches[taken] = {n: state.env[n] for n in names if n in state.env}
         joined = {n: self.state.env.get(n) for part in branches.values() for n in part}
-        self.frame.branches[key] = (branches, joined)
+        # The graphs each side brought in, over every `if` on this condition so far.
+        previous = self.frame.branches.get(key)
+        added = {True: dict(previous[2][True]), False: dict(previous[2][False])} if previous else {
+            True: {}, False: {}}  # fmt: skip
+        for truth, bound in branches.items():
+            for name, binding in bound.items():
+                earlier = befores.get(name)
+                new = binding.val.origins - (earlier.val.origins if earlier else EMPTY)
+                if new:
+                    added[truth][name] = added[truth].get(name, EMPTY) | new
+        self.frame.branches[key] = (branches, joined, added)
 
     def recall_branch(self, condition, taken: bool) -> None:
         if condition is None or self.state is None:
@@ -390,10 +415,22 @@ class Interpreter(ExpressionMixin, CallMixin, LibraryMixin, LayerStateMixin):
         found = self.frame.branches.get(key)
         if found is None:
             return
-        branches, joined = found
-        for name, binding in branches.get(taken == polarity, {}).items():
+        branches, joined, added = found
+        truth = taken == polarity
+        for name, binding in branches.get(truth, {}).items():
             if self.state.env.get(name) is joined.get(name):  # not rebound since
                 self.state.env[name] = binding
+        # What only the other side bound (in an earlier `if` on the condition, or in an
+        # earlier iteration) did not happen on this path: its graphs leave the value
+        # (`prompt_embeds` computed once before the loop, recomputed with grad only
+        # `if args.train_text_encoder:`).
+        for name, removed in added[not truth].items():
+            current = self.state.env.get(name)
+            if current is None or not removed & current.val.origins:
+                continue
+            removed = removed - added[truth].get(name, EMPTY)
+            kept = Val(current.val.origins - removed, current.val.kind, current.val.ref)
+            self.state.env[name] = Binding(kept, current.site)
 
     def periodic_backward_branch(self, node: ast.If) -> str | None:
         """In a loop's first pass, which branch of `if` to follow instead of joining.
