@@ -15,6 +15,25 @@ from autograd_lint.analysis import analyze
 
 ERRORS = ("AG001", "AG002", "AG007")
 
+GRADIENT_PENALTY = """
+import torch
+
+G, D = torch.nn.Linear(2, 2), torch.nn.Linear(2, 1)
+opt_d = torch.optim.SGD(D.parameters(), lr=0.1)
+fake = G(torch.randn(4, 2))
+real = torch.randn(4, 2)
+for _ in range(2):
+    alpha = torch.rand(4, 1)
+    mixed = alpha * real + (1 - alpha) * {fake}
+    mixed.requires_grad_(True)
+    scores = torch.tanh(D(mixed))
+    grads = torch.autograd.grad(scores, mixed, torch.ones_like(scores), create_graph=True)[0]
+    loss = D(fake.detach()).mean() + ((grads.norm(2, dim=1) - 1) ** 2).mean()
+    opt_d.zero_grad()
+    loss.backward()
+    opt_d.step()
+"""
+
 PROGRAMS = {
     # A model parameter called `lm`, in a function analysed alone: being called in the
     # loop with its result back-propagated makes it a module; the carried state is AG001.
@@ -211,6 +230,18 @@ for step in range(3):
     optimizer.zero_grad()
 """,
         ("AG001", 13),
+    ),
+    # pix2pix turned WGAN-GP (a real-world case): the gradient penalty interpolates with
+    # the generator's output, `requires_grad_(True)` keeps its history, and the gradients
+    # of `autograd.grad(create_graph=True)` reach it, so the critic's second backward
+    # goes through the generator's freed graph.
+    "gradient-penalty-through-a-hoisted-fake": (
+        GRADIENT_PENALTY.format(fake="fake"),
+        ("AG001", 16),
+    ),
+    "gradient-penalty-through-a-detached-fake": (
+        GRADIENT_PENALTY.format(fake="fake.detach()"),
+        None,
     ),
 }
 

@@ -215,6 +215,10 @@ class CallMixin:
                 node.args and isinstance(node.args[0], ast.Constant) and not node.args[0].value
             ):
                 return receiver
+            if receiver.has_graph:
+                # A tensor with history already requires grad: torch leaves it as it is
+                # (the interpolate of a gradient penalty keeps its inputs' graphs).
+                return receiver
             leaf = Val(frozenset({self.new_origin(node, leaf=True)}))
             self.assign_to(func.value, leaf, node)
             return leaf
@@ -303,11 +307,17 @@ class CallMixin:
                     target = kw.value
                 elif kw.arg == "inputs":
                     inputs = kw.value
+            result = EMPTY
             if target is not None:
                 # autograd.grad stops at its inputs: what lies behind them is not traversed.
                 behind = self.ev(inputs).origins if inputs is not None else EMPTY
-                self.backward(node, self.ev(target), node, behind)
-            return NOTHING if last == "backward" else Val(EMPTY, CONTAINER)
+                outputs = self.ev(target)
+                self.backward(node, outputs, node, behind)
+                if last == "grad" and literal_keyword(node, "create_graph") is True:
+                    # The gradients are differentiable: they reach the outputs' graph and,
+                    # through it, what the inputs were computed from (a gradient penalty).
+                    result = outputs.origins | behind
+            return NOTHING if last == "backward" else Val(result, CONTAINER)
         args = self.eval_arguments(node)
         if head in ("np", "numpy"):
             return NOTHING
