@@ -188,9 +188,10 @@ def _carried_how(finding: Finding) -> str:
     if carried:
         names = _names(carried) or "A value"
         verb = "hold" if " and " in names else "holds"
+        built_at = f" (built at {_where(built, finding)})" if built else ""
         return (
-            f"{names} still {verb} the autograd graph of the previous iteration when "
-            f"{'they are' if verb == 'hold' else 'it is'} reused at "
+            f"{names} still {verb} the autograd graph of the previous iteration{built_at} "
+            f"when {'they are' if verb == 'hold' else 'it is'} reused at "
             f"{_where(carried[0], finding)}{loop}, so each new graph is chained onto the old one."
         )
     return (
