@@ -167,6 +167,32 @@ Trainer().train()
 """,
         None,
     ),
+    # accelerate's fp8 benchmarks: a grad scaler from a factory, made once before the
+    # training loop of a function that an outer loop calls once per configuration; its
+    # `scale(loss)` in the loop says nothing of the factory.
+    "factory-before-the-loop-of-a-function-called-per-configuration": (
+        """
+import torch
+
+class Scaler:
+    def scale(self, t):
+        return t * 2.0
+
+def train(make_scaler, lr):
+    net = torch.nn.Linear(3, 1)
+    opt = torch.optim.SGD(net.parameters(), lr=lr)
+    scaler = make_scaler()
+    for step in range(3):
+        loss = scaler.scale(net(torch.randn(4, 3)).pow(2).mean())
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+
+for lr in (0.1, 0.01):
+    train(lambda: Scaler(), lr)
+""",
+        None,
+    ),
     # A recurrent state cut in place element by element (d2l's RNN from scratch).
     "state-detached-in-place": (
         """

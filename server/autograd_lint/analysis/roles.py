@@ -152,7 +152,7 @@ class ScopeEvidence:
 
     __slots__ = (
         "methods", "attributes", "backpropagated", "returned", "made", "called", "iterated",
-        "params", "call_args", "loop_called",
+        "params", "call_args", "loop_called", "has_loops",
     )  # fmt: skip
 
     def __init__(self, statements: list[ast.stmt], params: tuple[str, ...] = ()):
@@ -167,6 +167,9 @@ class ScopeEvidence:
         # Callables called inside a loop of this scope: a per-step forward, not a setting
         # computed once (`clip_range = schedule(progress)` before the epochs).
         self.loop_called: set[str] = _called_in_loops(statements)
+        self.has_loops = any(
+            isinstance(n, (ast.For, ast.AsyncFor, ast.While)) for s in statements for n in walk(s)
+        )
         # Calls of the file's functions: (callee's last name, called as a method, the
         # sources of each positional argument, of each keyword argument).
         self.call_args: list[tuple[str, bool, ast.Call, dict]] = []
@@ -421,7 +424,12 @@ class Roles:
             # Only a callable can be a module by back-propagation: the file-wide
             # propagation is not needed for the rest.
             return scope.role(path, set())
-        looped = scope.called if definition is not None and self._runs_in_loop(definition) else None
+        # A function without loops of its own that some loop calls (an agent's `act()`)
+        # runs once per step: all its calls are per-step calls. One with its own training
+        # loop, called per experiment, is judged by its own loops.
+        looped = None
+        if definition is not None and not scope.has_loops and self._runs_in_loop(definition):
+            looped = scope.called
         return scope.role(path, self.backpropagated(scope), looped, free)
 
     def _runs_in_loop(self, definition) -> bool:
