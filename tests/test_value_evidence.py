@@ -298,3 +298,33 @@ def test_the_analysis_agrees_with_torch(name: str) -> None:
     else:
         assert outcome is not None and outcome[1] == expected[1], outcome
         assert found == [expected]
+
+
+UNKNOWN_CALL_ONLY = """
+import torch
+from functools import reduce
+
+w = torch.randn(3, requires_grad=True)
+x = reduce(lambda a, b: a + b, [w, w])
+feat = x[:2] * 1.0
+for i in range(2):
+    loss = (feat * torch.randn(2)).sum()
+    loss.backward()
+"""
+
+
+def test_no_error_rests_on_an_unknown_call_alone():
+    """A deliberate silence (the guide's third lesson): the only graph before the loop is
+    what an unknown call (`reduce`, seen by the analysis as a library function it cannot
+    read) would pass on, so the tensor ops over it are as unsure as that call, and no error
+    may rest on them. Here torch shows the call does pass it on (the program raises):
+    the silence is the price of no guessing. On real code it is what keeps udacity's style
+    transfer quiet, whose image comes through torchvision's transforms with no history."""
+    outcome = run(UNKNOWN_CALL_ONLY)
+    assert outcome is not None and outcome[1] == 10
+    assert [f for f in analyze(UNKNOWN_CALL_ONLY) if f.code in ERRORS] == []
+    # The same program with the leaf's graph built by a seen op is reported.
+    seen = UNKNOWN_CALL_ONLY.replace("reduce(lambda a, b: a + b, [w, w])", "w + w")
+    assert [(f.code, f.span.start.line) for f in analyze(seen) if f.code in ERRORS] == [
+        ("AG001", 10)
+    ]

@@ -74,6 +74,14 @@ def walk(root: ast.AST) -> list[ast.AST]:
 SAVING_OPERATORS = (ast.Mult, ast.MatMult, ast.Div)
 
 
+def _rests_on_assumptions(origins) -> bool:
+    """Whether the graph in `origins` is only assumed: it has nodes, and every node was
+    built by a call we cannot see (leaves are real, but without those nodes they may not
+    reach this value at all)."""
+    nodes = [o for o in origins if not o.leaf]
+    return bool(nodes) and all(o.assumed for o in nodes)
+
+
 def literal_index(node: ast.AST) -> int | None:
     """`0`, `-1`: an index known from the text."""
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
@@ -114,6 +122,9 @@ class ExpressionMixin:
         if not origins or not self.frame.grad_enabled:
             return NOTHING
         if node is not None:
+            # An op over history that is only assumed (an unknown call's result) is only
+            # assumed to have history too: the chain rests on that call.
+            assumed = assumed or _rests_on_assumptions(origins)
             origins = origins | {self.new_origin(node, leaf=False, label=label, assumed=assumed)}
         return Val(origins)
 
