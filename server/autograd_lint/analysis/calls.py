@@ -14,7 +14,7 @@ import ast
 from . import roles
 from . import torch_api as api
 from .exprs import dotted_name
-from .library_calls import kept_state, reset_functions
+from .library_calls import extern_ref, is_extern
 from .values import (
     CLASS,
     CONTAINER,
@@ -34,7 +34,6 @@ from .values import (
 )
 
 TORCH_LAYER = "torch.nn"  # the first element of a torch layer's object key
-EXTERN = "extern"  # the first element of the key of an object of a class we cannot see
 FROZEN = "<frozen>"  # heap attribute: the module's parameters do not require grad
 
 
@@ -52,7 +51,7 @@ def list_after(receiver: Val, method: str, args: list[Val]) -> tuple | None:
 
 def is_unseen(val: Val) -> bool:
     """No class we can read: no object key, or an instance of a library's class."""
-    return val.ref is None or (isinstance(val.ref, tuple) and val.ref[:1] == (EXTERN,))
+    return val.ref is None or is_extern(val.ref)
 
 
 def literal_keyword(call: ast.Call, name: str):
@@ -257,40 +256,6 @@ class CallMixin:
             return Val(receiver.origins)
         return self.union([receiver, *args], node)
 
-    def library_call(self, node: ast.Call, qualified: str) -> Val | None:
-        """`snn.Leaky(...)`, `functional.reset_net(model)`: library calls a row models."""
-        layer = self.stateful_layer(node, qualified)
-        if layer is not None:
-            self.eval_arguments(node)
-            return layer
-        owner, _, method = qualified.rpartition(".")
-        effect = kept_state(owner)
-        if qualified in reset_functions() or (
-            effect is not None and f".{method}" in effect.get("reset-by", ())
-        ):
-            # `functional.reset_net(model)`, `snn.Synaptic.detach_hidden()`: every layer
-            # starts afresh (more than one may be reset: the safe side for findings).
-            self.eval_arguments(node)
-            self.reset_layer_state()
-            return NOTHING
-        return None
-
-    def library_result(self, node, receiver: Val, method: str, args: list[Val]) -> Val | None:
-        """What a library method modelled as data returns (`accelerator.prepare(m, opt)`
-        hands its arguments back, in order and in kind)."""
-        ref = receiver.ref
-        if not (isinstance(ref, tuple) and ref[:1] == (EXTERN,)):
-            return None
-        effect = kept_state(ref[1])
-        if effect is not None and f".{method}" in effect.get("reset-by", ()):
-            self.reset_layer_state(ref)  # `lif.reset_mem()`
-            return NOTHING
-        if f"{ref[1]}.{method}" not in api.RETURNS_ARGUMENTS:
-            return self.modelled_result(node, f"{ref[1]}.{method}", args)
-        if len(args) == 1:
-            return args[0]
-        return Val(EMPTY.union(*(a.origins for a in args)), CONTAINER, None, tuple(args))
-
     def call_namespace(self, node: ast.Call, dotted: str) -> Val | None:
         head = dotted.partition(".")[0]
         last = api.last_part(dotted)
@@ -380,15 +345,13 @@ class CallMixin:
         if name == "Parameter":
             return self.new_parameter(node)
         if self.lookup(name) is None:
-            modelled = self.modelled_result(node, self.qualified(name), args)
-            if modelled is not None:
-                return modelled  # `Variable(t)`: a library row says what it returns
-            layer = self.stateful_layer(node, self.qualified(name))
-            if layer is not None:
-                return layer
-            if self.qualified(name) in reset_functions():
-                self.reset_layer_state()
-                return NOTHING
+            # `Variable(t)`, `Leaky(...)`, `reset_net(model)`: what a library row says.
+            qualified = self.qualified(name)
+            found = self.modelled_result(node, qualified, args)
+            if found is None:
+                found = self.library_call(node, qualified, args)
+            if found is not None:
+                return found
         if name[:1].isupper() and self.lookup(name) is None:
             # An imported class we cannot see: an object, which the code's use of it may
             # show to be a module (see `refine`).
@@ -403,7 +366,7 @@ class CallMixin:
 
     def extern_object(self, node: ast.Call, qualified: str) -> Val:
         """An instance of a class we cannot see, remembered with the class's dotted name."""
-        return Val(EMPTY, OBJECT, (EXTERN, qualified, id(node), tuple(self.context)))
+        return Val(EMPTY, OBJECT, extern_ref(qualified, node, self.context))
 
     @staticmethod
     def first(args: list[Val]) -> Val:

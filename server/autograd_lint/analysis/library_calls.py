@@ -72,6 +72,27 @@ class LibraryMixin:
             self.leave_loop()
 
 
+EXTERN = "extern"  # the first element of the key of an object of a class we cannot see
+
+
+def extern_ref(qualified: str, node: ast.AST, context) -> tuple:
+    """The key of an object of the library class `qualified` made at `node`."""
+    return (EXTERN, qualified, id(node), tuple(context))
+
+
+def is_extern(ref) -> bool:
+    return isinstance(ref, tuple) and ref[:1] == (EXTERN,)
+
+
+def is_reset(qualified: str) -> bool:
+    """`functional.reset_net`, `snn.Synaptic.detach_hidden`: a reset a layer row names."""
+    owner, _, method = qualified.rpartition(".")
+    effect = kept_state(owner)
+    return qualified in reset_functions() or (
+        effect is not None and f".{method}" in effect.get("reset-by", ())
+    )
+
+
 STATE = " (layer state)"  # ends the heap attribute of what a library layer keeps
 
 
@@ -114,11 +135,11 @@ class LayerStateMixin:
         whose object carries its last output's graph into its next call."""
         if kept_state(qualified) is None:
             return None
-        return Val(EMPTY, MODULE, ("extern", qualified, id(node), tuple(self.context)))
+        return Val(EMPTY, MODULE, extern_ref(qualified, node, self.context))
 
     def carry_layer_state(self, module: Val, args: list[Val], result: Val) -> Val:
         ref = module.ref
-        if not (isinstance(ref, tuple) and ref[:1] == ("extern",)) or self.state is None:
+        if not is_extern(ref) or self.state is None:
             return result
         effect = kept_state(ref[1])
         if effect is None:
@@ -132,6 +153,33 @@ class LayerStateMixin:
         site = self.site(self.call_site)
         self.state.heap[(ref, attribute)] = Binding(Val(result.origins), site)
         return result
+
+    def library_call(self, node: ast.Call, qualified: str, args=None) -> Val | None:
+        """`snn.Leaky(...)`, `functional.reset_net(model)`, `snn.Synaptic.detach_hidden()`:
+        a stateful layer, or a reset of every layer (more than one may be reset: the safe
+        side for findings). `args`: the arguments, when the caller evaluated them already."""
+        layer = self.stateful_layer(node, qualified)
+        resets = layer is None and is_reset(qualified)
+        if layer is None and not resets:
+            return None
+        if args is None:
+            self.eval_arguments(node)
+        if resets:
+            self.reset_layer_state()
+            return NOTHING
+        return layer
+
+    def library_result(self, node, receiver: Val, method: str, args: list[Val]) -> Val | None:
+        """A method of a library object a row models: `accelerator.prepare(m, opt)` hands
+        its arguments back, `lif.reset_mem()` forgets the layer's state."""
+        ref = receiver.ref
+        if not is_extern(ref):
+            return None
+        effect = kept_state(ref[1])
+        if effect is not None and f".{method}" in effect.get("reset-by", ()):
+            self.reset_layer_state(ref)
+            return NOTHING
+        return self.modelled_result(node, f"{ref[1]}.{method}", args)
 
     def reset_layer_state(self, ref=None) -> None:
         """Forget what stateful layers keep: one object's (`lif.reset_mem()`), or every

@@ -132,10 +132,3 @@ NON_SAVING_METHODS = frozenset(
      "reshape", "reshape_as", "flatten", "squeeze", "unsqueeze", "permute", "transpose", "t",
      "expand", "expand_as", "contiguous", "clone"}
 )  # fmt: skip
-
-# Library methods that hand their arguments back (in order, each the same object or a
-# wrapper of the same kind). Rows are checked against the library's source by
-# tests/test_torch_api_tables.py where it is installed.
-RETURNS_ARGUMENTS = frozenset(
-    {"accelerate.Accelerator.prepare", "accelerate.accelerator.Accelerator.prepare"}
-)
