@@ -9,6 +9,7 @@ iteration 1 and reached by a backward in iteration 2 is exactly what it looks li
 from __future__ import annotations
 
 import ast
+import weakref
 from dataclasses import dataclass, field
 
 from . import frameworks, stepped
@@ -71,13 +72,23 @@ def condition_key(node: ast.AST):
     return type(node).__name__
 
 
-def assigned_names(statements) -> set[str]:
-    return {
-        n.id
-        for statement in statements
-        for n in walk(statement)
-        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
-    }
+def assigned_names(node: ast.AST, field: str = "body") -> frozenset[str]:
+    """The names the statements of `node.<field>` assign, kept while the tree lives (loops
+    are run twice, and each `if` inside asks about every enclosing loop)."""
+    kept = _ASSIGNED.setdefault(node, {})
+    found = kept.get(field)
+    if found is None:
+        statements = getattr(node, field, None)
+        found = kept[field] = frozenset(
+            n.id
+            for statement in (statements if isinstance(statements, list) else ())
+            for n in walk(statement)
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+        )
+    return found
+
+
+_ASSIGNED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 MAX_UNROLL_DEPTH = 3  # nested loops unrolled twice each; deeper ones get one pass
@@ -353,7 +364,7 @@ class Interpreter(ExpressionMixin, CallMixin, LibraryMixin, LayerStateMixin):
         before = self.state
         befores = {}
         if condition is not None:
-            names = assigned_names(node.body) | assigned_names(node.orelse)
+            names = assigned_names(node) | assigned_names(node, "orelse")
             befores = {n: before.env.get(n) for n in names}
         self.state = before.copy()
         for expr in none_in_body:
@@ -377,11 +388,7 @@ class Interpreter(ExpressionMixin, CallMixin, LibraryMixin, LayerStateMixin):
     def stable_here(self, test: ast.expr) -> bool:
         """No enclosing loop of this frame assigns a name the condition reads."""
         read = {n.id for n in walk(test) if isinstance(n, ast.Name)}
-        for loop in self.loop_frames:
-            body = getattr(loop.node, "body", None)
-            if isinstance(body, list) and read & assigned_names(body):
-                return False
-        return True
+        return not any(read & assigned_names(loop.node) for loop in self.loop_frames)
 
     def remember_branches(self, condition, node: ast.If, after_body, after_else, befores) -> None:
         """`if c:` ... `if c:` on a condition nothing changes in between takes the same
@@ -390,10 +397,10 @@ class Interpreter(ExpressionMixin, CallMixin, LibraryMixin, LayerStateMixin):
             return
         key, polarity = condition
         branches = {}
-        for taken, state, body in ((polarity, after_body, node.body),
-                                   (not polarity, after_else, node.orelse)):  # fmt: skip
+        for taken, state, part in ((polarity, after_body, "body"),
+                                   (not polarity, after_else, "orelse")):  # fmt: skip
             if state is not None:
-                names = assigned_names(body)
+                names = assigned_names(node, part)
                 branches[taken] = {n: state.env[n] for n in names if n in state.env}
         joined = {n: self.state.env.get(n) for part in branches.values() for n in part}
         # The graphs each side brought in, over every `if` on this condition so far.

@@ -26,6 +26,7 @@ import builtins
 import re
 import weakref
 
+from . import torch_api as api
 from .exprs import dotted_name, walk
 
 MODULE_ROLE = "module"
@@ -47,7 +48,6 @@ RELEVANT_NODES = (
 EVIDENCE_METHODS = MODULE_METHODS | OPTIMIZER_ATTRIBUTES | {"step", "zero_grad", "backward",
                                                             "manual_backward"}  # fmt: skip
 BACKWARD_METHODS = frozenset({"backward", "manual_backward"})
-CONTAINER_GROWERS = frozenset({"append", "extend", "insert", "appendleft", "add"})
 
 
 def import_aliases(blocks) -> dict[str, str]:
@@ -90,7 +90,7 @@ def _path(node: ast.AST) -> str | None:
 # What yields plain numbers (or flags, or shapes) whatever it is given: no history flows.
 SCALAR_BUILTINS = frozenset(
     {"len", "range", "int", "float", "bool", "str", "round", "isinstance", "hasattr", "print",
-     "enumerate_len", "math.ceil", "math.floor", "math.sqrt", "np.interp"}
+     "math.ceil", "math.floor", "math.sqrt", "np.interp"}
 )  # fmt: skip
 SCALAR_METHODS = frozenset({"item", "size", "dim", "numel", "tolist", "nelement", "__len__"})
 SCALAR_ATTRIBUTES = frozenset({"shape", "dtype", "device", "ndim", "is_cuda", "requires_grad"})
@@ -166,10 +166,7 @@ class ScopeEvidence:
         self.params = params
         # Callables called inside a loop of this scope: a per-step forward, not a setting
         # computed once (`clip_range = schedule(progress)` before the epochs).
-        self.loop_called: set[str] = _called_in_loops(statements)
-        self.has_loops = any(
-            isinstance(n, (ast.For, ast.AsyncFor, ast.While)) for s in statements for n in walk(s)
-        )
+        self.loop_called, self.has_loops = _called_in_loops(statements)
         # Calls of the file's functions: (callee's last name, called as a method, the
         # sources of each positional argument, of each keyword argument).
         self.call_args: list[tuple[str, bool, ast.Call, dict]] = []
@@ -198,7 +195,7 @@ class ScopeEvidence:
         elif (
             isinstance(node, ast.Call)
             and isinstance(node.func, ast.Attribute)
-            and node.func.attr in CONTAINER_GROWERS
+            and node.func.attr in api.CONTAINER_ADDERS
         ):
             value, targets = node, (node.func.value,)
         if value is None:
@@ -309,14 +306,17 @@ _EVIDENCE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _MODULE_EVIDENCE: dict[tuple, ScopeEvidence] = {}  # by the module code's block contents
 
 
-def _called_in_loops(statements) -> set[str]:
-    """Callables called inside a loop body (each outermost loop's body walked once)."""
+def _called_in_loops(statements) -> tuple[set[str], bool]:
+    """Callables called inside a loop body (each outermost loop's body walked once), and
+    whether there is a loop at all."""
     found: set[str] = set()
     covered: set[int] = set()
+    loops = False
     for statement in statements:
         for node in walk(statement):
             if not isinstance(node, (ast.For, ast.AsyncFor, ast.While)) or id(node) in covered:
                 continue
+            loops = True
             for part in node.body:
                 for inner in walk(part):
                     if isinstance(inner, ast.Call):
@@ -325,7 +325,7 @@ def _called_in_loops(statements) -> set[str]:
                             found.add(path)
                     elif isinstance(inner, (ast.For, ast.AsyncFor, ast.While)):
                         covered.add(id(inner))
-    return found
+    return found, loops
 
 
 def param_source(name: str) -> str:
