@@ -23,14 +23,13 @@ from __future__ import annotations
 
 import ast
 import builtins
-import re
 import weakref
 
 from . import torch_api as api
 from .exprs import dotted_name, walk
+from .name_fallback import OPTIMIZER_ROLE
 
 MODULE_ROLE = "module"
-OPTIMIZER_ROLE = "optimizer"
 
 # Methods only an nn.Module has (not a tensor, an optimizer or a scheduler).
 MODULE_METHODS = frozenset(
@@ -488,19 +487,3 @@ def is_module(evidence: ScopeEvidence, path: str | None) -> bool:
 
 
 _CHECKER_EVIDENCE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-
-# The one documented fallback on names: consulted only where the code shows nothing of a
-# value (no constructor, no import, no use that tells), only by warnings (AG005), never
-# for an error. A partial snippet's `optimizer.step()` with no `zero_grad()` anywhere is
-# exactly the bug AG005 reports, and then the name is all there is.
-FALLBACK_NAMES = {
-    OPTIMIZER_ROLE: re.compile(r"optim|(?:^|_)opt(?:$|_|[A-Z0-9])", re.IGNORECASE),
-    "scaler": re.compile(r"scaler", re.IGNORECASE),
-}
-
-
-def fallback_role(path: str, role: str) -> bool:
-    """Whether the last part of `path` is spelled like a `role` (see FALLBACK_NAMES)."""
-    tail = path.rpartition(".")[2]
-    return bool(FALLBACK_NAMES[role].search(tail)) and "sched" not in tail.lower()

@@ -18,7 +18,7 @@ import ast
 import re
 from dataclasses import dataclass, field, replace
 
-from .. import roles
+from .. import name_fallback, roles
 from ..blocks import IDENTIFIER
 from ..exprs import walk
 from ..model import Role
@@ -235,7 +235,11 @@ class EventCollector:
         elif attr == "step":
             receiver = dotted_name(func.value)
             closure = bool(node.args or node.keywords)
-            if receiver and node.args and roles.fallback_role(receiver, "scaler"):
+            if (
+                receiver
+                and node.args
+                and name_fallback.fallback_role(receiver, name_fallback.SCALER_ROLE)
+            ):
                 receiver, closure = dotted_name(node.args[0]), False
             if receiver and self.is_optimizer(receiver):
                 self.add("step", node, frames, group, receiver, closure)
@@ -260,7 +264,7 @@ def is_optimizer(receiver: str, facts: FileFacts, evidence) -> bool:
     role = evidence.role(receiver, free=True) if evidence is not None else None
     if role is not None:
         return role == roles.OPTIMIZER_ROLE
-    return roles.fallback_role(receiver, roles.OPTIMIZER_ROLE)  # nothing else is known
+    return name_fallback.fallback_role(receiver, roles.OPTIMIZER_ROLE)  # nothing else is known
 
 
 def check(scope: Scope, facts: FileFacts, path: str = "") -> list:
