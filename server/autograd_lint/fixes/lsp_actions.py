@@ -58,10 +58,11 @@ class DocumentState:
 
 def _engine():
     """The rewrite engine, imported with the first code action: it needs libcst, which
-    would otherwise double the language server's start-up time."""
-    from . import engine
+    would otherwise double the language server's start-up time (and which a server run
+    from the VS Code extension's pure-Python bundle may lack: then only "Ignore")."""
+    from .available import rewrite_engine
 
-    return engine
+    return rewrite_engine()
 
 
 def options() -> types.CodeActionOptions:
@@ -111,7 +112,13 @@ def code_actions(
     # Without resolve, fix-all would re-analyse the file for every light bulb; such a
     # client gets it when it asks for it by kind (on save, or a "fix all" command).
     asked = bool(only) and wanted_kind(FIX_ALL_KIND, only)
-    if wanted_kind(FIX_ALL_KIND, only) and state.findings and (support.resolve_edits or asked):
+    rewrites = getattr(_engine(), "rewrites_available", True)  # without libcst: nothing to apply
+    if (
+        rewrites
+        and wanted_kind(FIX_ALL_KIND, only)
+        and state.findings
+        and (support.resolve_edits or asked)
+    ):
         action = types.CodeAction(
             title=FIX_ALL_TITLE,
             kind=FIX_ALL_KIND,

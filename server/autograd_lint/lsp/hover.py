@@ -73,9 +73,10 @@ def _preferred_fix_title(source: str | None, finding: Finding) -> str:
     if source.count("\n") > FIX_TITLE_MAX_LINES:
         return ""
     try:
-        from ..fixes import fixes_for  # libcst loads with the first hover that needs it
+        # libcst loads with the first hover that needs it; without it, no rewrite is named
+        from ..fixes.available import rewrite_engine
 
-        fixes = fixes_for(source, finding)
+        fixes = rewrite_engine().fixes_for(source, finding)
     except Exception:  # noqa: BLE001 - the hover still explains without a fix title
         log.exception("no fix title for the hover of %s", finding.code)
         return ""

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from lsprotocol import types
 
-from ..fixes import engine
+from ..fixes.available import rewrite_engine
 from ..fixes.text import apply_edits, minimal_edits
 from .notebooks import FIX_ALL_KIND, Notebook, notebook_of_cell
 
@@ -27,7 +27,7 @@ async def code_actions(ls, params: types.CodeActionParams) -> list[types.CodeAct
             if local.cell != number or not _overlaps(local, start, end):
                 continue
             diagnostic = _diagnostic_of(notebook, params.text_document.uri, local, lines)
-            for fix in engine.fixes_for(notebook.program.text, finding):
+            for fix in rewrite_engine().fixes_for(notebook.program.text, finding):
                 new = apply_edits(notebook.program.text, list(fix.edits))
                 edit = cell_edits(ls, notebook, new)
                 if edit is None:
@@ -59,7 +59,7 @@ def fix_all_edit(ls, notebook: Notebook) -> types.WorkspaceEdit | None:
         program = _reprogram(notebook, text)
         return analyse(program, path, holder.settings or None, resolver) if program else []
 
-    new, applied, _ = engine.fix_all(
+    new, applied, _ = rewrite_engine().fix_all(
         notebook.program.text, notebook.findings, path=holder.path, analyzer=analyzer
     )
     return cell_edits(ls, notebook, new) if applied else None
