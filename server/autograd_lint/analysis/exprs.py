@@ -173,7 +173,8 @@ class ExpressionMixin:
                 and -len(base.parts) <= index < len(base.parts)
             ):
                 return base.parts[index]
-            return Val(base.origins, ELEMENT) if base.origins else NOTHING
+            origins = self.aligned_element(base.origins, node)
+            return Val(origins, ELEMENT) if origins else NOTHING
         if base.kind in (MODULE, OBJECT):  # nn.ModuleList / ModuleDict entries are modules
             return Val(base.origins, MODULE, None)
         return self.union([base], node)

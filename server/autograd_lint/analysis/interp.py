@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from . import frameworks, stepped
 from .calls import CallMixin, literal_keyword
+from .containers import aligned_origins
 from .definitions import ClassInfo, FunctionRef, api_kind_of, make_class_info
 from .exprs import ExpressionMixin, walk
 from .library_calls import LayerStateMixin, LibraryMixin
@@ -104,6 +105,7 @@ class LoopFrame:
     pass1_end: State | None = None
     pass2_end: State | None = None
     trains: bool = False  # a backward ran inside it
+    periodic: bool = False  # pass 1 followed one branch of a periodic backward `if`
     breaks: list = field(default_factory=list)
     continues: list = field(default_factory=list)
 
@@ -153,8 +155,16 @@ class Interpreter(ExpressionMixin, CallMixin, LibraryMixin, LayerStateMixin):
         self.data_attributes: dict[object, frozenset] = {}
         self.frame: Frame = Frame(None, None)
         self.state: State | None = State({}, {}, {})
+        # Loops whose periodic backward branches pass 1 takes the other way (see run_loop).
+        self.periodic_flipped: set[int] = set()
 
     # -- bookkeeping ----------------------------------------------------------------------
+    def aligned_element(self, origins: frozenset, node: ast.Subscript) -> frozenset:
+        """What `xs[i]` reads in this pass (see containers.py)."""
+        if not origins or not self.context:
+            return origins
+        return aligned_origins(origins, node, self.context, self.loop_frames)
+
     def site(self, node: ast.AST) -> Site:
         return Site(self.frame.block, node)
 
@@ -451,6 +461,13 @@ class Interpreter(ExpressionMixin, CallMixin, LibraryMixin, LayerStateMixin):
         in_body, in_else = has_backward(node.body), has_backward(node.orelse)
         if in_body == in_else:
             return None
+        # Where the other branch does something (`else: pending += loss`), the iterations
+        # between two backwards run it: run_flipped follows it too.
+        if assigned_names(node, "orelse" if in_body else "body"):
+            loop = self.loop_frames[-1]
+            loop.periodic = True
+            if id(loop.node) in self.periodic_flipped:
+                in_body = not in_body
         return "body" if in_body else "else"
 
     def do_With(self, node: ast.With) -> None:
@@ -535,9 +552,25 @@ class Interpreter(ExpressionMixin, CallMixin, LibraryMixin, LayerStateMixin):
 
     def run_loop(self, node, begin_pass, always_exits: bool) -> None:
         entry = self.state
+        loop = self.run_passes(node, entry, begin_pass)
+        last_end = loop.pass2_end or loop.pass1_end
+        if loop.pass2_end is not None:
+            self.lifetimes.on_loop_end(self, loop, loop.pass2_end)
+        if loop.periodic and id(node) not in self.periodic_flipped and entry is not None:
+            self.run_flipped(node, entry, begin_pass)
+        # Assume the body ran at least once: joining in the zero-iteration path would
+        # forget every graph the loop freed.
+        after = join_states([last_end, *loop.breaks])
+        if after is None and always_exits:
+            after = entry
+        self.state = after.copy() if after is not None else None
+        if node.orelse and self.state is not None:
+            self.exec_block(node.orelse)
+
+    def run_passes(self, node, entry, begin_pass) -> LoopFrame:
         passes = 2 if len(self.loop_frames) < MAX_UNROLL_DEPTH else 1
         loop = self.enter_loop(node)
-        start, last_end = entry, None
+        start = entry
         try:
             for number in range(1, passes + 1):
                 self.context.append(LoopPass(node, number))
@@ -553,20 +586,30 @@ class Interpreter(ExpressionMixin, CallMixin, LibraryMixin, LayerStateMixin):
                     loop.pass2_end = end
                 if end is None:
                     break
-                last_end = end
                 start = end  # pass 2 runs after pass 1 ran to its end
         finally:
             self.leave_loop()
-        if loop.pass2_end is not None:
-            self.lifetimes.on_loop_end(self, loop, loop.pass2_end)
-        # Assume the body ran at least once: joining in the zero-iteration path would
-        # forget every graph the loop freed.
-        after = join_states([last_end, *loop.breaks])
-        if after is None and always_exits:
-            after = entry
-        self.state = after.copy() if after is not None else None
-        if node.orelse and self.state is not None:
-            self.exec_block(node.orelse)
+        return loop
+
+    def run_flipped(self, node, entry, begin_pass) -> None:
+        """Pass 1 again, through the other branch of its periodic backward `if`.
+
+        Pass 1 follows the branch that back-propagates (what it frees and what it resets
+        stay together). The iterations between two such backwards take the other branch:
+        `pending += loss` there, while a backward every iteration frees `loss`'s graph, is
+        the crash at the next periodic backward. Each order is one that runs, so the
+        conflicts of either are real; only they are kept (the first run's state goes on,
+        and the lifetime checks, which judge both passes together, saw it already).
+        """
+        kept = (self.lifetimes, self.frame.branches, self.state)
+        self.lifetimes = LifetimeTracker()
+        self.frame.branches = dict(self.frame.branches)
+        self.periodic_flipped.add(id(node))
+        try:
+            self.run_passes(node, entry, begin_pass)
+        finally:
+            self.periodic_flipped.discard(id(node))
+            self.lifetimes, self.frame.branches, self.state = kept
 
     # -- backward -------------------------------------------------------------------------
     def backward(self, call: ast.Call, val: Val, node: ast.AST, behind=frozenset()) -> None:
