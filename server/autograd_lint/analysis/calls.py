@@ -593,12 +593,12 @@ class CallMixin:
             return NOTHING
         return self.refine(name, NOTHING)
 
-    def refine(self, path: str | None, val: Val) -> Val:
+    def refine(self, path: str | None, val: Val, binding: bool = False) -> Val:
         """A value bound to `path` that we know nothing of, made a module or an optimizer
-        when the code's use of `path` says so (roles.py)."""
+        when the code's use of `path` says so (roles.py); `binding`: at `path = ...`."""
         if val.origins or not is_unseen(val) or val.kind not in (TENSOR, OBJECT):
             return val
-        role = self.role_of(path)
+        role = self.role_of(path, binding)
         if role == roles.MODULE_ROLE:
             return Val(EMPTY, MODULE, None)
         if role == roles.OPTIMIZER_ROLE:

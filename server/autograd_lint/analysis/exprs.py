@@ -403,7 +403,7 @@ class ExpressionMixin:
         if isinstance(target, (ast.Name, ast.Attribute)) and not val.origins:
             # `model = create_model(...)`, `unet = accelerator.prepare(unet)`: an object
             # we cannot see, which the code's use of the name may show to be a module.
-            val = self.refine(dotted_name(target), val)
+            val = self.refine(dotted_name(target), val, binding=True)
         if isinstance(target, ast.Name):
             self.set_name(target.id, Binding(val, self.site(site_node)))
         elif isinstance(target, (ast.Tuple, ast.List)):

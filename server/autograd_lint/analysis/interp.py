@@ -176,12 +176,13 @@ class Interpreter(ExpressionMixin, CallMixin, LibraryMixin, LayerStateMixin):
         context = tuple(self.context)
         return Origin(self.site(node), context, leaf, self.seq, label or "", calls, assumed)
 
-    def role_of(self, path: str | None) -> str | None:
-        """What the code's use says `path` is (roles.py), where nothing else is known."""
+    def role_of(self, path: str | None, binding: bool = False) -> str | None:
+        """What the code's use says `path` is (roles.py), where nothing else is known;
+        `binding`: asked where the code binds `path` (so it is no snippet's global)."""
         if path is None or self.roles is None:
             return None
         fn = self.frame.function
-        unbound = self.lookup(path.partition(".")[0]) is None
+        unbound = not binding and self.lookup(path.partition(".")[0]) is None
         if fn is None:
             return self.roles.role_of(path, unbound=unbound)
         return self.roles.role_of(path, fn.node, fn.owner, unbound)
