@@ -1,10 +1,21 @@
 """The one documented fallback on names: every place the analysis reads a spelling.
 
 Consulted only where the code shows nothing of a value (no constructor, no import, no use
-that tells), only by warnings (AG005), never for an error. A partial snippet's
-`optimizer.step()` with no `zero_grad()` anywhere is exactly the bug AG005 reports, and
-then the name is all there is. A rule that wants a spelling adds its row here, with the
-reason, so the list of places where names are still consulted is this file.
+that tells, no body to read), only by warnings (AG005), never for an error. A partial
+snippet's `optimizer.step()` with no `zero_grad()` anywhere is exactly the bug AG005
+reports, and then the name is all there is. A rule that wants a spelling adds its row
+here, with the reason, so the list of places where names are still consulted is this file.
+
+Rows (role: who asks, when):
+- OPTIMIZER_ROLE: AG005 (checks/zero_grad.is_optimizer), for a receiver of `.step()` or
+  `.zero_grad()` that no constructor of the file built and whose use in its scope says
+  nothing (a parameter of a snippet with only `opt.step()`), and for the argument of an
+  unknown object's `.step(x)` (an AMP scaler's `scaler.step(opt)` whose scaler the snippet
+  neither builds nor uses).
+- CLEARING_ROLE: AG005 (checks/zero_grad.EventCollector.call), for a call of a function
+  whose body the file does not hold (imported, or a method of an object built elsewhere):
+  `self.optimizer_zero_grad()`, `utils.clear_grads(model)`. A function the file defines is
+  judged by its body, never by this row.
 """
 
 from __future__ import annotations
@@ -12,11 +23,14 @@ from __future__ import annotations
 import re
 
 OPTIMIZER_ROLE = "optimizer"
-SCALER_ROLE = "scaler"
+SCALER_ROLE = "scaler"  # a kind constructors.py knows from `GradScaler(...)`; no name row
+CLEARING_ROLE = "clears gradients"
 
 FALLBACK_NAMES = {
     OPTIMIZER_ROLE: re.compile(r"optim|(?:^|_)opt(?:$|_|[A-Z0-9])", re.IGNORECASE),
-    SCALER_ROLE: re.compile(r"scaler", re.IGNORECASE),
+    CLEARING_ROLE: re.compile(
+        r"zero_grad|(zero|clear|reset)_?grad|grad_?(zero|clear|reset)", re.IGNORECASE
+    ),
 }
 
 

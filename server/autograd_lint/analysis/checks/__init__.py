@@ -11,9 +11,10 @@ import ast
 import re
 from dataclasses import replace
 
+from .. import roles
 from ..blocks import IDENTIFIER, Block
 from ..model import Finding, Position, Span
-from . import data_attr, inplace, zero_grad
+from . import constructors, data_attr, inplace, zero_grad, zero_grad_facts
 from .scopes import Scope, function_scopes
 
 CHECKERS = (zero_grad, data_attr, inplace)
@@ -73,10 +74,13 @@ class _PerBlock:
     def __init__(self, cache: dict | None):
         self.memo = cache.setdefault("blocks", {}) if cache is not None else {}
         self.used: dict = {}
+        self.aliases: dict[str, str] | None = None  # the file's imports, read when needed
+        self.alias_key: tuple = ()
+        self.words: frozenset[str] = frozenset()
         if cache is not None:
             cache["blocks"] = self.used  # keep only what this run used
 
-    def part(self, kind: str, block: Block, compute):
+    def part(self, kind, block: Block, compute):
         # Scopes hold their block: identical blocks (same key) must not share them.
         key = (kind, block.key, id(block) if kind == "scopes" else None)
         found = self.memo.get(key)
@@ -102,16 +106,38 @@ class _PerBlock:
             functions.insert(0, Scope("module", module_items, text))
         return functions
 
-    def facts(self, blocks: list[Block]) -> zero_grad.FileFacts:
-        parts = [self.part("facts", b, lambda b=b: zero_grad.file_facts([b])) for b in blocks]
-        return zero_grad.FileFacts.merge(parts)
+    def imports(self, blocks: list[Block]) -> tuple:
+        if self.aliases is None:
+            self.aliases = roles.import_aliases(blocks)
+            self.alias_key = tuple(sorted(self.aliases.items()))
+            self.words = constructors.spellings(self.aliases)
+        return self.alias_key
+
+    def constructed(self, block: Block, blocks: list[Block]) -> list:
+        """The optimizers and grad scalers the block builds (constructors.py). What a
+        callee is depends on the file's imports: they are part of the key."""
+        self.imports(blocks)
+        return self.part(
+            ("constructed", self.alias_key),
+            block,
+            lambda: constructors.block_constructed(block, self.aliases, self.words),
+        )
+
+    def facts(self, blocks: list[Block]) -> zero_grad_facts.FileFacts:
+        parts = [
+            self.part(
+                ("facts", self.imports(blocks)),
+                b,
+                lambda b=b: zero_grad_facts.file_facts([b], self.constructed(b, blocks)),
+            )
+            for b in blocks
+        ]
+        return zero_grad_facts.FileFacts.merge(parts)
 
     def optimizers(self, blocks: list[Block]) -> dict:
         merged: dict[str, frozenset] = {}
         for block in blocks:
-            for name, models in self.part(
-                "optimizers", block, lambda b=block: inplace.optimized_models([b])
-            ).items():
+            for name, models in inplace.optimized_models(self.constructed(block, blocks)).items():
                 merged[name] = merged.get(name, frozenset()) | models
         return merged
 

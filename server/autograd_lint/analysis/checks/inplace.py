@@ -17,10 +17,11 @@ from itertools import count
 from .. import torch_api as api
 from ..exprs import walk
 from ..model import Role
+from ..name_fallback import OPTIMIZER_ROLE
 from . import inplace_table as table
+from .constructors import Constructed
 from .inplace_exprs import ExpressionMixin
 from .inplace_values import NO, YES, Saved, State, Val, join
-from .optimizer_text import constructed_optimizers
 from .scopes import (
     FUNCTIONS,
     Scope,
@@ -39,14 +40,13 @@ ERROR_TEXT = (
 )
 
 
-def optimized_models(blocks) -> dict[str, frozenset[str]]:
-    """Optimizer name -> names of the models whose parameters it steps (last parts)."""
+def optimized_models(constructed: list[Constructed]) -> dict[str, frozenset[str]]:
+    """Optimizer -> the models whose parameters it steps (last parts), from the file's
+    optimizer constructors (constructors.py)."""
     found: dict[str, set[str]] = {}
-    for block in blocks:
-        if block.error is None and "parameters()" in block.text:
-            for name, model in constructed_optimizers(block.text):
-                if model is not None:
-                    found.setdefault(last_part(name), set()).add(last_part(model))
+    for built in constructed:
+        if built.kind == OPTIMIZER_ROLE and built.models:
+            found.setdefault(last_part(built.path), set()).update(map(last_part, built.models))
     return {name: frozenset(models) for name, models in found.items()}
 
 

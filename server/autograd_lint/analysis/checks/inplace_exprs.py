@@ -136,8 +136,9 @@ class ExpressionMixin:
         tail = last_part(name) if name else (func.attr if isinstance(func, ast.Attribute) else "")
         if self.optimizers and tail == "step" and name.endswith(".step"):
             stepped = name[: -len(".step")]
-            if "scaler" in last_part(stepped).lower() and node.args:  # scaler.step(opt)
-                stepped = dotted_name(node.args[0]) or ""
+            argument = dotted_name(node.args[0]) if node.args else None
+            if argument is not None and last_part(argument) in self.optimizers:
+                stepped = argument  # `scaler.step(opt)`: what it steps is an optimizer built so
             models = self.optimizers.get(last_part(stepped))
             if models:
                 return self.optimizer_step(node, models)

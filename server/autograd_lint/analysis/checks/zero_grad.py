@@ -16,17 +16,15 @@ from __future__ import annotations
 
 import ast
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 from .. import name_fallback, roles
 from ..blocks import IDENTIFIER
 from ..exprs import walk
 from ..model import Role
-from .optimizer_text import constructed_optimizers
 from .scopes import (
     FUNCTIONS,
     LOOPS,
-    STATEMENT_FIELDS,
     Scope,
     dotted_name,
     finding,
@@ -35,119 +33,24 @@ from .scopes import (
     source_text,
     step,
 )
+from .zero_grad_facts import (
+    FileFacts,
+    assigns_grad,
+    clears_body,
+    clears_grad_tensor,
+    file_function,
+    is_optimizer,
+    scaler_uses,
+)
 
 CODE = "AG005"
-CLEARING_NAME = re.compile(r"zero_grad|(zero|clear|reset)_?grad|grad_?(zero|clear|reset)", re.I)
-# Every event's text: backward, step, zero_grad, `.grad`, or a CLEARING_NAME.
+# Every event's text: backward, step, zero_grad, `.grad`, or a clearing name (the fallback's
+# row for functions the file does not define).
 EVENT_TEXT = re.compile(r"backward|step|grad|zero|clear|reset", re.IGNORECASE)
-CLEARS_TEXT = re.compile(
-    r"zero_grad|\.grad\s*=|\.grad(\.data)?\.(zero_|fill_|mul_)|del\s+\S+\.grad"
-)
 
 
 def wanted(text: str) -> bool:
     return "backward" in text and "step" in text
-
-
-@dataclass(frozen=True)
-class FileFacts:
-    """What the whole file says: optimizers built by name, functions that clear gradients."""
-
-    optimizers: frozenset[str]  # last parts: `opt_g` for `self.opt_g = Adam(...)`
-    # Functions in blocks whose text mentions clearing: name -> ((block key, node), ...).
-    # Whether one really clears is decided, by walking it, only when a checked scope
-    # calls it: most never are, and the walks were a tenth of a first analysis.
-    candidates: dict = field(default_factory=dict, compare=False)
-    _memo: dict = field(default_factory=dict, compare=False, repr=False)
-
-    def clears(self, name: str) -> bool:
-        found = self._memo.get(name)
-        if found is None:
-            functions = self.candidates.get(name, ())
-            found = self._memo[name] = any(_clears(node) for _, node in functions)
-        return found
-
-    def clearing_key(self, names: frozenset[str]) -> tuple:
-        """What decides, for a scope naming `names`, which of its calls clear: the
-        candidates it names, with the blocks that define them."""
-        named = sorted(self.candidates.keys() & names)
-        return tuple((name, tuple(key for key, _ in self.candidates[name])) for name in named)
-
-    @classmethod
-    def merge(cls, parts: list[FileFacts]) -> FileFacts:
-        candidates: dict = {}
-        for part in parts:
-            for name, functions in part.candidates.items():
-                candidates[name] = candidates.get(name, ()) + functions
-        optimizers = frozenset().union(*(p.optimizers for p in parts))
-        return cls(optimizers, candidates)
-
-
-def file_facts(blocks) -> FileFacts:
-    optimizers, candidates = set(), {}
-    for block in blocks:
-        if block.error is not None:
-            continue
-        text = block.text
-        optimizers.update(last_part(name) for name, _ in constructed_optimizers(text))
-        if CLEARS_TEXT.search(text):
-            for function in _definitions(block.statements):
-                found = (block.key, function)
-                candidates[function.name] = candidates.get(function.name, ()) + (found,)
-    return FileFacts(frozenset(optimizers), candidates)
-
-
-def _definitions(statements):
-    """Functions defined in these statements, at any depth of statement nesting."""
-    todo = list(statements)
-    while todo:
-        node = todo.pop()
-        if isinstance(node, FUNCTIONS):
-            yield node
-        for name in STATEMENT_FIELDS:
-            todo.extend(getattr(node, name, ()) or ())
-
-
-def _clears(function: ast.AST) -> bool:
-    # Depth first in source order: the clearing call usually opens the training loop,
-    # so this stops after a few statements where a breadth-first walk sees nearly all.
-    stack = [function]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-            if node.func.attr == "zero_grad" or _clears_grad_tensor(node):
-                return True
-        elif isinstance(node, (ast.Assign, ast.Delete)) and _assigns_grad(node):
-            return True
-        for name in reversed(node._fields):
-            value = getattr(node, name, None)
-            if value.__class__ is list:
-                stack.extend([item for item in reversed(value) if isinstance(item, ast.AST)])
-            elif isinstance(value, ast.AST):
-                stack.append(value)
-    return False
-
-
-def _assigns_grad(node: ast.Assign | ast.Delete) -> bool:
-    """`p.grad = None`, `p.grad = g`, `del p.grad`."""
-    return any(isinstance(t, ast.Attribute) and t.attr == "grad" for t in node.targets)
-
-
-def _clears_grad_tensor(call: ast.Call) -> bool:
-    """`p.grad.zero_()`, `p.grad.data.zero_()`, `p.grad.fill_(0)`, `p.grad.mul_(0)`."""
-    func = call.func
-    if not isinstance(func, ast.Attribute):
-        return False
-    if func.attr in ("fill_", "mul_"):
-        zero = call.args and isinstance(call.args[0], ast.Constant) and call.args[0].value == 0
-        if not zero:
-            return False  # `p.grad.mul_(scale)` rescales, it does not clear
-    elif func.attr != "zero_":
-        return False
-    receiver = func.value
-    if isinstance(receiver, ast.Attribute) and receiver.attr == "data":
-        receiver = receiver.value
-    return isinstance(receiver, ast.Attribute) and receiver.attr == "grad"
 
 
 @dataclass(eq=False)
@@ -163,8 +66,9 @@ class Event:
 
 
 class EventCollector:
-    def __init__(self, facts: FileFacts, evidence=None):
+    def __init__(self, facts: FileFacts, evidence=None, scope=None):
         self.facts = facts
+        self.scope = scope
         self.evidence = evidence  # roles.ScopeEvidence of the scope: what its use shows
         self.events: list[Event] = []
         self.block = None
@@ -201,7 +105,7 @@ class EventCollector:
                 self.statements(case.body, (*frames, ("if", case)), (id(case), ""))
         elif isinstance(node, (*FUNCTIONS, ast.ClassDef)):
             # A closure defined in the loop (`def closure(): opt.zero_grad() ...`) clears there.
-            if any(kind == "loop" for kind, _ in frames) and _clears(node):
+            if any(kind == "loop" for kind, _ in frames) and clears_body(node, self.facts):
                 self.add("clear", node, frames, group)
         else:
             self.expression(node, frames, group)
@@ -212,7 +116,7 @@ class EventCollector:
         for node in walk(root):
             if isinstance(node, ast.Call):
                 self.call(node, frames, group)
-            elif isinstance(node, (ast.Assign, ast.Delete)) and _assigns_grad(node):
+            elif isinstance(node, (ast.Assign, ast.Delete)) and assigns_grad(node):
                 self.add("clear", node, frames, group)
 
     def may_hold_event(self, root: ast.AST) -> bool:
@@ -235,18 +139,47 @@ class EventCollector:
         elif attr == "step":
             receiver = dotted_name(func.value)
             closure = bool(node.args or node.keywords)
-            if (
-                receiver
-                and node.args
-                and name_fallback.fallback_role(receiver, name_fallback.SCALER_ROLE)
-            ):
-                receiver, closure = dotted_name(node.args[0]), False
-            if receiver and self.is_optimizer(receiver):
+            stepped = self.stepped_argument(receiver, node)
+            if stepped is not None:
+                receiver, closure = stepped, False
+            if receiver and (stepped is not None or self.is_optimizer(receiver)):
                 self.add("step", node, frames, group, receiver, closure)
-        elif _clears_grad_tensor(node) or (
-            self.facts.clears(last_part(name)) or CLEARING_NAME.search(name)
-        ):
+        elif clears_grad_tensor(node) or self.clears(name, func):
             self.add("clear", node, frames, group)
+
+    def clears(self, name: str, func: ast.AST) -> bool:
+        """A call of a function of the file is judged by its body; one the file does not
+        define (imported, a method of an object built elsewhere), by the name fallback."""
+        function = file_function(func)
+        if function is None:
+            return False  # `model.train()`: a torch method, whatever the file defines
+        if self.facts.defines(function):
+            return self.facts.clears(function)
+        return bool(name) and name_fallback.fallback_role(name, name_fallback.CLEARING_ROLE)
+
+    def stepped_argument(self, receiver: str | None, node: ast.Call) -> str | None:
+        """`scaler.step(optimizer)`: the optimizer an object's `step(x)` steps, when `x` is
+        one. The receiver is a grad scaler by construction or by use (`scaler.scale(loss)
+        .backward()`, `scaler.unscale_(opt)`), or `x` is an optimizer by construction or
+        use; an optimizer's own `step(closure)` is none of these."""
+        argument = dotted_name(node.args[0]) if node.args else None
+        if receiver is None or argument is None:
+            return None
+        if last_part(receiver) in self.facts.optimizers:
+            return None
+        if last_part(receiver) in self.facts.scalers or receiver in scaler_uses(self.scope):
+            return argument
+        if last_part(argument) in self.facts.optimizers:
+            return argument
+        role = self.evidence.role(argument, free=True) if self.evidence is not None else None
+        if role is not None:
+            return argument if role == roles.OPTIMIZER_ROLE else None
+        receiver_role = self.evidence.role(receiver, free=True) if self.evidence else None
+        if receiver_role is None and name_fallback.fallback_role(
+            argument, name_fallback.OPTIMIZER_ROLE
+        ):
+            return argument  # nothing is known of either: the fallback's row
+        return None
 
     def is_optimizer(self, receiver: str) -> bool:
         return is_optimizer(receiver, self.facts, self.evidence)
@@ -256,19 +189,8 @@ class EventCollector:
         self.events.append(event)
 
 
-def is_optimizer(receiver: str, facts: FileFacts, evidence) -> bool:
-    """Built by a torch.optim constructor in the file, or used as one: `step()` and
-    `zero_grad()`, `param_groups` (roles.py) -- never because of its name."""
-    if last_part(receiver) in facts.optimizers:
-        return True
-    role = evidence.role(receiver, free=True) if evidence is not None else None
-    if role is not None:
-        return role == roles.OPTIMIZER_ROLE
-    return name_fallback.fallback_role(receiver, roles.OPTIMIZER_ROLE)  # nothing else is known
-
-
 def check(scope: Scope, facts: FileFacts, path: str = "") -> list:
-    collector = EventCollector(facts, roles.scope_roles(scope))
+    collector = EventCollector(facts, roles.scope_roles(scope), scope)
     for block, statement in scope.items:
         collector.block = block
         collector.statement(statement, (), ("scope", 0))
