@@ -157,6 +157,9 @@ class ExpressionMixin:
                 return NOTHING  # `self.hparams` of a LightningModule (frameworks.py)
             # An unknown attribute of a module: a submodule or a parameter (a leaf).
             return Val(frozenset({self.new_origin(node, leaf=True)}), MODULE, None)
+        if owner.kind == DIST:  # `d.probs`, `d.mean`: what a library row says it reads
+            modelled = self.distribution_use(node, owner, attr, [])
+            return modelled if modelled is not None else NOTHING
         if owner.kind in (CONTAINER, TENSOR, ELEMENT):
             # `out.logits`, `x.T`, `x.real`: still the same graph.
             return Val(owner.origins) if owner.origins else NOTHING

@@ -14,6 +14,7 @@ import ast
 import logging
 
 from . import library_models
+from .library_distributions import DistributionMixin
 from .values import CONTAINER, EMPTY, MODULE, NOTHING, Binding, LoopPass, Val
 
 log = logging.getLogger(__name__)
@@ -30,7 +31,7 @@ def row_for(qualified: str | None):
         return None
 
 
-class LibraryMixin:
+class LibraryMixin(DistributionMixin):
     def modelled_result(self, node: ast.Call, qualified: str | None, args: list[Val]):
         """What a modelled library call returns, or None when no row models its result."""
         row = row_for(qualified)
@@ -41,6 +42,8 @@ class LibraryMixin:
             position = backward.get("position", 0)
             if position < len(node.args):
                 self.backward(node, args[position], node)
+        if row.effect("caches-lazily") is not None:
+            return self.new_distribution(node, qualified, args)  # a torch.distributions family
         if row.effect("result-no-history") is not None:
             return NOTHING
         if row.effect("result-module") is not None:

@@ -11,6 +11,7 @@ import ast
 from dataclasses import dataclass, field
 
 from .exprs import walk
+from .library_distributions import library_steps
 from .model import Role
 from .values import Origin, Site
 
@@ -190,6 +191,7 @@ class Reporter:
                 Role.BUILT,
             )
         ]
+        steps.extend(library_steps(interp, stale))  # where a library keeps the graph
         kind = "hoisted-forward" if hoisted else "carried-state"
         for name, binding_site, stored, _ in carriers:
             if stored:
@@ -277,6 +279,7 @@ class Reporter:
         built = origin.site
         same = call_text(call) == call_text(freed.site.node)
         steps = [RawStep(built, f"graph built here: `{source_of(built)}`", Role.BUILT)]
+        steps.extend(library_steps(interp, stale))  # where a library keeps the graph
         shared_name = None
         candidates = [
             (name, binding)

@@ -40,8 +40,17 @@ EFFECTS: dict[str, dict[str, type]] = {
     # Changes `.grad` of the parameters given at `position`, never their values.
     "modifies-grads": {"position": int},
     # Computes `attributes` from its parameters on first read and keeps them on the object:
-    # later reads share one graph.
-    "caches-lazily": {"attributes": list},
+    # later reads share one graph. Optionally, for the interpreter: the constructor's
+    # positional `parameters`, the given ones whose graph __init__ already `builds`, which
+    # lazy attributes each method or property `reads` ({method: [attribute]}), and the
+    # methods whose result has `no-history`.
+    "caches-lazily": {
+        "attributes": list,
+        "parameters": list,
+        "builds": list,
+        "reads": dict,
+        "no-history": list,
+    },
     # forward() keeps `attributes` on self from its input, read again by the next call,
     # unless the caller passes `unless-arguments` (forward's parameters) each time;
     # `reset-by` start afresh: qualified functions of the library called on the model,
@@ -192,6 +201,10 @@ def _effect(item, where: str) -> Effect:
     for key, value in parameters.items():
         if isinstance(value, list):
             parameters[key] = tuple(map(str, value))
+        elif isinstance(value, dict):  # {name: [strings]}, e.g. the attributes methods read
+            if not all(isinstance(v, list) for v in value.values()):
+                raise ModelError(f"{where}: {kind} {key} maps names to lists")
+            parameters[key] = MappingProxyType({k: tuple(map(str, v)) for k, v in value.items()})
     return Effect(kind, MappingProxyType(parameters))
 
 
