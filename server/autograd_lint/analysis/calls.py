@@ -202,9 +202,6 @@ class CallMixin:
                 self.optimizer_step(node, receiver.ref)
             return NOTHING
         if receiver.kind == DIST:
-            modelled = self.distribution_use(node, receiver, method, args)  # library rows
-            if modelled is not None:
-                return modelled
             if method in ("sample", "sample_n", "enumerate_support"):
                 return NOTHING
             return self.union([receiver, *args], node)
@@ -247,9 +244,14 @@ class CallMixin:
             # A method of an object we cannot see (`accelerator.clip_grad_norm_(params)` is
             # no tensor op): only assumed to pass its arguments' graphs on.
             return self.union(args, node, assumed=True)
-        if method.endswith("_") and not method.endswith("__"):
+        unbound = dotted is not None and self.lookup(dotted.partition(".")[0]) is None
+        if method.endswith("_") and not method.endswith("__") and not (
+            unbound and not receiver.origins
+        ):
             self.modify_in_place(func.value, args, node)
             return self.ev(func.value) if isinstance(func.value, ast.Name) else NOTHING
+        # A snippet's global (`accelerator.clip_grad_norm_(...)`) is no tensor for its name's
+        # trailing underscore; nor is any object we know nothing of.
         if receiver.kind == TENSOR and not receiver.origins and dotted is not None:
             # A method of an unknown object: only a graph if the arguments carry one.
             return self.union(args, node, assumed=True)
@@ -298,7 +300,7 @@ class CallMixin:
         if modelled is not None:
             return modelled
         if last in api.DISTRIBUTIONS:
-            return self.new_distribution(node, qualified, args)
+            return Val(EMPTY.union(*(a.origins for a in args)), DIST)
         if last == "Parameter":
             return self.new_parameter(node)
         if dotted.startswith(api.NN_NAMESPACES) and last[:1].isupper():
@@ -339,7 +341,7 @@ class CallMixin:
             return self.union(args, node) if name in ("sum", "abs") else self.first(args)
         if name in api.FACTORIES or name in api.DISTRIBUTIONS:
             if name in api.DISTRIBUTIONS:
-                return self.new_distribution(node, self.qualified(name), args)
+                return Val(EMPTY.union(*(a.origins for a in args)), DIST)
             if literal_keyword(node, "requires_grad") is True:
                 return Val(frozenset({self.new_origin(node, leaf=True)}))
             return NOTHING
