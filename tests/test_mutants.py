@@ -1,0 +1,279 @@
+"""Tests written for mutants of the analysis that survived the mutation run (docs/mutation.md).
+
+Each test names the mutant it kills (`module.function` and mutmut's number at the time) and
+says what the mutant broke. Where the test is about a verdict, the program is run with torch
+(the warm interpreter of tests/conftest.py) and its outcome is the label.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+
+import pytest
+from autograd_lint.analysis import analyze
+from autograd_lint.analysis.blocks import build_blocks, split_lines
+from autograd_lint.analysis.engine import AnalysisCache
+
+IN_PLACE_ERROR = "modified by an inplace operation"
+FREED_ERROR = "Trying to backward through the graph a second time"
+
+
+def run_torch(torch_python: str, source: str, tmp_path) -> subprocess.CompletedProcess:
+    script = tmp_path / "program.py"
+    script.write_text(source)
+    return subprocess.run(
+        [torch_python, str(script)], capture_output=True, text=True, timeout=120, cwd=tmp_path
+    )
+
+
+def codes_and_lines(findings) -> list[tuple[str, int]]:
+    return [(f.code, f.span.start.line) for f in findings]
+
+
+def comparable(findings) -> list[tuple]:
+    return [
+        (f.code, f.span, f.message, [(s.span, s.message) for s in f.evidence]) for f in findings
+    ]
+
+
+# blocks.rebuild_blocks 20: `first, offset = 0, 1` where the broken piece starts mid-statement.
+# A block can start where no statement may (the line above ends in a backslash, even inside a
+# comment) when the editor's cache kept it from before an edit; once the whole file parses
+# again, the re-cut must parse it from line 1, and the mutant dropped the first line.
+CARRIED_AFTER_A_LONG_STRING = """import torch; w = torch.ones(2, requires_grad=True)
+scale = 3
+NOTES = \"\"\"
+{notes}"""
+CARRIED_LOOP = """\"\"\"
+hidden = torch.zeros(2)
+for step in range(3):
+    hidden = hidden * w
+    hidden.sum().backward()
+"""
+
+
+# More column-0 lines in the open string than the re-cut merges (MAX_MERGE): it stays broken
+# from `NOTES` on until the closing quotes are typed.
+UNCLOSED = CARRIED_AFTER_A_LONG_STRING.format(notes="".join(f"note {i}\n" for i in range(12)))
+COMMENTED = UNCLOSED.replace("scale = 3\n", "scale = 3  # a comment ending in a backslash \\\n")
+CLOSED = COMMENTED + CARRIED_LOOP
+
+
+def test_a_recut_from_a_block_kept_below_a_backslash_comment_equals_a_fresh_cut():
+    cache = AnalysisCache()
+    for text in (UNCLOSED, COMMENTED):
+        analyze(text, "f.py", cache=cache)
+    cached = analyze(CLOSED, "f.py", cache=cache)
+    fresh_blocks = build_blocks(CLOSED, split_lines(CLOSED))
+    assert [(b.start, b.error) for b in cache.blocks] == [(b.start, b.error) for b in fresh_blocks]
+    assert [b.start for b in fresh_blocks] == [1, 2, 3, 17, 18]
+    assert comparable(cached) == comparable(analyze(CLOSED, "f.py"))
+    assert codes_and_lines(cached) == [("AG001", 20)]
+
+
+# blocks.Block._defines 8: `getattr(statement, None)` raised for every assignment in a block
+# that also holds a definition. Such a block is cut only from a file that does not parse: a
+# piece runs from one column-0 line to the next that may start a statement, and a line after
+# one ending in a backslash (inside a comment too) may not.
+HELPER_AND_ASSIGNMENT_IN_ONE_PIECE = """import torch
+
+
+def scaled(hidden, w):
+    return hidden * w  # a comment ending in a backslash \\
+w = torch.ones(2, requires_grad=True)
+
+
+hidden = torch.zeros(2)
+for _ in range(3):
+    hidden = scaled(hidden, w)
+    hidden.sum().backward()
+"""
+
+
+def test_a_piece_holding_a_definition_and_an_assignment_is_analysed():
+    # The program torch runs, and a broken definition after it.
+    broken = HELPER_AND_ASSIGNMENT_IN_ONE_PIECE + "\n\ndef unfinished(:\n    pass\n"
+    blocks = build_blocks(broken, split_lines(broken))
+    assert [len(b.statements) for b in blocks if b.start == 4] == [2]  # the def and `w = ...`
+    assert codes_and_lines(analyze(broken, "f.py")) == [("AG001", 12), ("AG000", 15)]
+
+
+# program.Program.relevant_functions 11: four rounds of "callers of relevant functions"
+# instead of three. The bound keeps the number of roots small; a function four calls above
+# the backward (defined before its callees, so each round adds one level) is not analysed
+# as a root of its own. Pinned, so that moving the bound is a decision: torch raises in both
+# programs, and the deeper one is a known miss.
+def call_chain(levels: int) -> str:
+    source = "import torch\n\nw = torch.ones(2, requires_grad=True)\n"
+    source += "\n\ndef train():\n    h = torch.zeros(2)\n    for _ in range(3):\n"
+    source += f"        h = level{levels}(h)\n"
+    for level in range(levels, 0, -1):
+        source += f"\n\ndef level{level}(h):\n    return level{level - 1}(h)\n"
+    return source + "\n\ndef level0(h):\n    h = h * w\n    h.sum().backward()\n    return h\n"
+
+
+def test_callers_three_levels_above_a_backward_are_roots_and_four_are_not():
+    assert codes_and_lines(analyze(call_chain(2), "f.py")) == [("AG001", 22)]
+    assert codes_and_lines(analyze(call_chain(3), "f.py")) == []
+
+
+# stepped.changed_weights 17: `min(steps, key=None)` compared Stepped records, which have no
+# order: the analysis crashed (and AG007 was lost) when a node saved weights that two
+# optimizers both stepped (the model's own, and its head's at another rate).
+TWO_OPTIMIZERS_STEP_THE_SAVED_HEAD = """import torch
+
+torch.manual_seed(0)
+
+
+class Net(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.encoder = torch.nn.Linear(4, 8)
+        self.head = torch.nn.Linear(8, 1)
+
+    def forward(self, x):
+        return self.head(torch.tanh(self.encoder(x)))
+
+
+model = Net()
+head_optimizer = torch.optim.SGD(model.head.parameters(), lr=0.5)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+for step in range(3):
+    optimizer.zero_grad()
+    head_optimizer.zero_grad()
+    first = model(torch.randn(3, 4))
+    second = model(torch.randn(3, 4))
+    first.sum().backward()
+    head_optimizer.step()
+    optimizer.step()
+    second.sum().backward()
+"""
+
+
+def test_weights_stepped_by_two_optimizers_before_the_backward():
+    (finding,) = analyze(TWO_OPTIMIZERS_STEP_THE_SAVED_HEAD, "f.py")
+    # At the first step that changes the saved weights; the backward that raises is line 27.
+    assert (finding.code, finding.span.start.line) == ("AG007", 25)
+    assert "`head_optimizer.step()` updates those weights in place" in [
+        s.message for s in finding.evidence
+    ]
+
+
+# checks._PerBlock.scopes 41: the module scope's kind misspelt, so its cache key no longer
+# held where each of its blocks starts. A definition inserted between two module-level
+# blocks leaves the module's text and first block as they were; the AG005 below it kept its
+# old line.
+NEVER_CLEARED = """import torch
+
+model = torch.nn.Linear(2, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+grads = []
+for step in range(3):
+    loss = model(torch.ones(1, 2)).sum()
+    loss.backward()
+    grads.append(model.weight.grad.clone())
+    optimizer.step()
+"""
+
+
+INSERTED_ABOVE = NEVER_CLEARED.replace(
+    "\nfor step", "\ndef batch():\n    return torch.ones(1, 2)\n\n\nfor step"
+)
+
+
+def test_module_findings_move_with_a_block_when_a_definition_is_inserted_above_it():
+    inserted = INSERTED_ABOVE
+    cache = AnalysisCache()
+    assert codes_and_lines(analyze(NEVER_CLEARED, "f.py", cache=cache)) == [("AG005", 10)]
+    cached = analyze(inserted, "f.py", cache=cache)
+    assert comparable(cached) == comparable(analyze(inserted, "f.py"))
+    assert codes_and_lines(cached) == [("AG005", 14)]
+
+
+# checks.scopes.function_scopes 21: definitions nested in module-level statements (a `def`
+# under `if __name__ == "__main__":`) were collected with no text filter, which crashed the
+# AG005-AG007 checks for the whole file.
+TRAIN_UNDER_MAIN_GUARD = """import torch
+
+if __name__ == "__main__":
+
+    def train(steps):
+        torch.manual_seed(0)
+        model = torch.nn.Linear(2, 1)
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        grads = []
+        for _ in range(steps):
+            model(torch.ones(1, 2)).sum().backward()
+            grads.append(model.weight.grad.clone())
+            optimizer.step()
+        return grads
+
+    grads = train(3)
+    assert torch.equal(grads[2], 3 * grads[0]), "the gradients did not pile up"
+"""
+
+
+def test_a_function_defined_under_the_main_guard_is_checked():
+    assert codes_and_lines(analyze(TRAIN_UNDER_MAIN_GUARD, "f.py")) == [("AG005", 13)]
+
+
+# checks.zero_grad.EventCollector.statement 15: every loop body in one straight-line run
+# (group None). A backward in an earlier loop then looked like the last backward before
+# `zero_grad()` and the step, and AG005 called a step whose gradients an `if` recomputes
+# after the clear "cleared before step". The program checks that every step moves the weights.
+PROBE_THEN_STEP = """import torch
+
+torch.manual_seed(0)
+model = torch.nn.Linear(4, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+data = torch.randn(8, 4)
+for epoch in range(3):
+    probe_norms = []
+    for row in data:  # per-sample gradients, summed into .grad: a sensitivity probe
+        model(row).sum().backward()
+        probe_norms.append(model.weight.grad.norm().item())
+    optimizer.zero_grad()  # the probe's gradients are not the update's
+    loss = model(data).pow(2).mean()
+    if epoch == 0:
+        loss.backward()
+    else:
+        (0.5 * loss).backward()
+    before = model.weight.detach().clone()
+    optimizer.step()
+    assert not torch.equal(before, model.weight), "the step did not move the weights"
+"""
+
+
+def test_a_clear_between_an_earlier_loops_backward_and_the_step_is_not_too_late():
+    assert analyze(PROBE_THEN_STEP, "f.py") == []
+
+
+# What torch does with each program above: (source, the error it raises and the line of the
+# raising statement, or None for a clean run). The AG005 programs assert what AG005 says or
+# denies (gradients piling up; every step moving the weights) themselves.
+GRADS_PILE_UP = "\nassert torch.equal(grads[2], 3 * grads[0]), grads\n"
+UNDER_TORCH = {
+    "recut": (CLOSED, (FREED_ERROR, 20)),
+    "definition and assignment": (HELPER_AND_ASSIGNMENT_IN_ONE_PIECE, (FREED_ERROR, 12)),
+    "three levels": (call_chain(2) + "\ntrain()\n", (FREED_ERROR, 22)),
+    "four levels": (call_chain(3) + "\ntrain()\n", (FREED_ERROR, 26)),
+    "two optimizers": (TWO_OPTIMIZERS_STEP_THE_SAVED_HEAD, (IN_PLACE_ERROR, 27)),
+    "never cleared": (INSERTED_ABOVE + GRADS_PILE_UP, None),
+    "main guard": (TRAIN_UNDER_MAIN_GUARD, None),
+    "probe then step": (PROBE_THEN_STEP, None),
+}
+
+
+@pytest.mark.parametrize("name", sorted(UNDER_TORCH))
+def test_programs_behave_as_labelled_under_torch(name, torch_python, tmp_path):
+    source, label = UNDER_TORCH[name]
+    result = run_torch(torch_python, source, tmp_path)
+    if label is None:
+        assert result.returncode == 0, result.stderr
+        return
+    error, line = label
+    assert result.returncode != 0 and error in result.stderr, result.stderr
+    # The program's innermost frame in the traceback is the statement that raised.
+    lines = re.findall(rf'File "{re.escape(str(tmp_path))}/program.py", line (\d+)', result.stderr)
+    assert int(lines[-1]) == line, result.stderr
