@@ -160,3 +160,96 @@ def test_ag005_agrees_with_the_gradients_torch_steps_with(name: str) -> None:
     assert observed and any(observed) is piles_up, observed
     assert _flagged_lines(source, "AG005") == marked
     assert bool(marked) is piles_up
+
+
+# -- AG006 -------------------------------------------------------------------------------
+# Module-level training code; a `.data` read marked `# tensor: NAME` must be reported and
+# NAME must hold a tensor when the program ends, one marked `# other: NAME` must stay quiet
+# and NAME must hold something else.
+AG006_PROGRAMS = {
+    # Neutral names: the model is one because its result is back-propagated, the loss a
+    # tensor because it is; a misleadingly named object holding a list is neither.
+    "tensors by evidence, an object named like a loss": """
+import torch
+
+class Box:
+    def __init__(self):
+        self.data = [1, 2]
+
+v1 = torch.nn.Linear(3, 2)
+v2 = torch.optim.SGD(v1.parameters(), lr=0.1)
+loss = Box()
+for _ in range(2):
+    v3 = v1(torch.randn(4, 3))
+    v4 = v3.pow(2).mean()
+    v2.zero_grad()
+    v4.backward()
+    v2.step()
+    v5 = v3.data.argmax(1)  # tensor: v3
+    v6 = v4.data  # tensor: v4
+    v7 = loss.data  # other: loss
+""",
+    # Parameters through a list of them and through an optimizer's param groups.
+    "parameters through a list and param_groups": """
+import torch
+
+v1 = torch.nn.Linear(3, 2)
+v2 = torch.optim.SGD(v1.parameters(), lr=0.1)
+v3 = list(v1.parameters())
+v1(torch.randn(4, 3)).sum().backward()
+v2.step()
+for v4 in v3:
+    v5 = v4.data.norm()  # tensor: v4
+for v6 in v2.param_groups:
+    for v7 in v6["params"]:
+        v8 = v7.data.abs()  # tensor: v7
+""",
+    # Elements whose `.grad` is read (a hand-written SGD over a list it was given), and
+    # the elements of a module's returned tuple (an RNN's output and state).
+    "by their gradients, and a module's returned tuple": """
+import torch
+
+v1 = torch.nn.RNN(3, 4)
+v2 = [v1.weight_ih_l0, v1.bias_ih_l0]
+v3 = None
+for _ in range(2):
+    v4, v3 = v1(torch.randn(5, 1, 3), v3)
+    v4.sum().backward()
+    v3 = v3.data  # tensor: v3
+    for v5 in v2:
+        v5.data -= 0.01 * v5.grad  # tensor: v5
+        v5.grad = None
+""",
+    # A torch module imported under a name of the user's choosing.
+    "torch functional under another alias": """
+import torch
+import torch.nn.functional as fn
+
+v1 = torch.nn.Linear(3, 2)
+v2 = fn.log_softmax(v1(torch.randn(4, 3)), dim=1)
+v3 = fn.nll_loss(v2, torch.tensor([0, 1, 0, 1]))
+v3.backward()
+v4 = v2.data.exp()  # tensor: v2
+""",
+}
+
+
+def _marks(source: str, kind: str) -> dict[int, str]:
+    tag = f"# {kind}: "
+    return {
+        n: line.rpartition(tag)[2].strip()
+        for n, line in enumerate(source.splitlines(), 1)
+        if tag in line
+    }
+
+
+@pytest.mark.parametrize("name", AG006_PROGRAMS)
+def test_ag006_reports_data_reads_of_what_torch_shows_are_tensors(name: str) -> None:
+    import torch
+
+    source = AG006_PROGRAMS[name]
+    tensors, others = _marks(source, "tensor"), _marks(source, "other")
+    namespace = _run(source)
+    assert all(isinstance(namespace[n], torch.Tensor) for n in tensors.values()), tensors
+    assert not any(isinstance(namespace[n], torch.Tensor) for n in others.values()), others
+    assert _flagged_lines(source, "AG006") == sorted(tensors)

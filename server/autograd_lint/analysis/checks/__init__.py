@@ -55,11 +55,12 @@ def run_checks(blocks: list[Block], path: str = "", cache: dict | None = None) -
             # Module code spans many blocks, each free to move: recheck it when one does.
             tuple(b.start for b, _ in scope.items) if scope.kind == "module" else None,
             *_relevant(text, facts, optimizers),
+            per_block.imports(blocks),
         )
         cached = previous.get(key)
         start = first.start if first is not None else 0
         if cached is None:
-            found = _check_scope(scope, path, facts, optimizers)
+            found = _check_scope(scope, path, facts, optimizers, per_block.aliases)
         else:
             found = _moved(cached[0], start - cached[1])
         current[key] = (found, start)
@@ -198,14 +199,14 @@ def _moved(findings: list[Finding], delta: int) -> list[Finding]:
     ]
 
 
-def _check_scope(scope, path: str, facts, optimizers) -> list[Finding]:
+def _check_scope(scope, path: str, facts, optimizers, aliases) -> list[Finding]:
     text = scope.text
     found: list[Finding] = []
     try:
         if zero_grad.wanted(text):
             found.extend(zero_grad.check(scope, facts, path))
         if data_attr.wanted(text):
-            found.extend(data_attr.check(scope, path))
+            found.extend(data_attr.check(scope, path, aliases))
         if inplace.wanted(text):
             found.extend(inplace.check(scope, path, optimizers))
     except RecursionError:

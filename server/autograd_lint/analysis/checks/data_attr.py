@@ -8,9 +8,12 @@ spelling is `with torch.no_grad(): p.copy_(...)`) and reads are informational
 (`x.detach()` keeps the checks). Elsewhere (init and weight-surgery code) in-place writes
 are informational and whole-tensor swaps (`p.data = p.data.half()`) are not reported.
 
-Only receivers that are visibly tensors count: parameters (`m.weight`, `p` from
-`model.parameters()`), values computed by torch or a model, and tensor-like names
-(`loss`, `logits`, ...) in training code; `dataset.data` or `batch.data` never do.
+Only receivers that are visibly tensors count, by evidence, never by their names: torch's
+parameter attributes (`m.weight`, `m.bias`, `p.grad`), the elements of
+`model.parameters()` (also through a list of them, or an optimizer's `param_groups`), what
+torch functions (resolved through the file's imports) and modules (roles.py) return, what
+the scope back-propagates (`loss.backward()` makes `loss` a tensor), and ops over those;
+`dataset.data` or `batch.data` never do.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ import ast
 import copy
 import re
 
-from .. import roles
+from .. import name_fallback, roles
 from .. import torch_api as api
 from ..exprs import walk
 from ..model import Role
@@ -36,17 +39,20 @@ from .scopes import (
 )
 
 CODE = "AG006"
+# The tensors torch's own modules hold under these attribute names (nn.Linear's weight,
+# BatchNorm's running stats, MultiheadAttention's in_proj_*, LSTM's weight_ih_l0 ...,
+# weight_norm's weight_g / weight_v, pruning's weight_orig), and every tensor's `.grad`.
 TENSOR_ATTRIBUTES = re.compile(
     r"^(weight|bias|grad|running_mean|running_var|in_proj_weight|in_proj_bias|"
-    r"(weight|bias)_\w+|\w+_(weight|bias))$"
+    r"(weight|bias)_(ih|hh|hr)_l\d+(_reverse)?|weight_(g|v|orig)|bias_orig)$"
 )
-TENSOR_NAME = re.compile(
-    r"^(p|w|param|params|parameter|weight|weights|bias|grad|grads|loss|losses|\w+_loss|"
-    r"loss_\w+|logits|out|output|outputs|pred|preds|prediction|predictions|y_pred|y_hat|"
-    r"scores|probs|\w+_param|param_\w+|\w+_params)$"
-)
-LOSSISH_CALL = re.compile(r"(?i)criterion|loss")
-PARAMETER_CONTAINERS = re.compile(r"""params|parameters""")
+
+# Attributes only a tensor has: reading one on a value makes it one.
+TENSOR_ONLY_ATTRIBUTES = frozenset({"grad", "requires_grad", "grad_fn", "is_leaf"})
+# torch classes whose instances are tensors (`Variable(x)`, `nn.Parameter(w)`).
+TENSOR_CLASSES = frozenset({"Variable", "Parameter", "Buffer"})
+# nn.Module methods that return one of its tensors.
+PARAMETER_GETTERS = frozenset({"get_parameter", "get_buffer"})
 
 
 def wanted(text: str) -> bool:
@@ -54,14 +60,60 @@ def wanted(text: str) -> bool:
 
 
 class DataChecker:
-    def __init__(self, scope: Scope, path: str):
+    def __init__(self, scope: Scope, path: str, aliases: dict[str, str] | None = None):
         self.scope = scope
         self.path = path
+        self.aliases = aliases or {}
         text = scope.text
         self.training = "backward" in text or "step(" in text
-        self.tensors: set[str] = set()
+        self.evidence = roles.scope_roles(scope)
+        # What the scope back-propagates is a tensor (`loss.backward()`).
+        self.tensors: set[str] = {
+            path for path, methods in self.evidence.methods.items() if "backward" in methods
+        }
+        self.parameter_lists: set[str] = set()  # `params = list(model.parameters())`
         self.block = None
         self.findings = []
+        self.tensors |= self.used_as_tensors()
+        if scope.owner is not None:
+            self.tensors |= self.class_tensors(scope.owner)
+
+    def used_as_tensors(self) -> set[str]:
+        """Paths whose use only a tensor allows: `p.grad`, `p.requires_grad`, `p.grad_fn`,
+        `p.is_leaf` read on them (`param.data -= lr * param.grad`)."""
+        found = set()
+        for _, statement in self.scope.items:
+            for node in walk(statement):
+                if isinstance(node, ast.Attribute) and node.attr in TENSOR_ONLY_ATTRIBUTES:
+                    path = dotted_name(node.value)
+                    if path is not None:
+                        found.add(path)
+        return found
+
+    def class_tensors(self, owner: ast.ClassDef) -> set[str]:
+        """`self.w = nn.Parameter(...)` / `self.register_buffer("w", ...)` in any method of
+        the class: `self.w` is a tensor in all of them."""
+        found = set()
+        for method in owner.body:
+            if not isinstance(method, FUNCTIONS):
+                continue
+            for node in walk(method):
+                if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
+                    if self.is_tensor(node.value):
+                        for target in node.targets:
+                            path = dotted_name(target)
+                            if path is not None and path.startswith("self."):
+                                found.add(path)
+                elif (
+                    isinstance(node, ast.Call)
+                    and isinstance(node.func, ast.Attribute)
+                    and node.func.attr in ("register_buffer", "register_parameter")
+                    and node.args
+                    and isinstance(node.args[0], ast.Constant)
+                    and isinstance(node.args[0].value, str)
+                ):
+                    found.add(f"self.{node.args[0].value}")
+        return found
 
     def run(self) -> list:
         quiet = 1 if self.scope.no_grad else 0
@@ -101,16 +153,38 @@ class DataChecker:
 
     # -- what is a tensor ---------------------------------------------------------------
     def learn_assignment(self, node: ast.Assign) -> None:
-        if self.is_tensor(node.value):
+        found = self.tensors if self.is_tensor(node.value) else None
+        if found is None and self.holds_parameters(node.value):
+            found = self.parameter_lists
+        if found is not None:
             for target in node.targets:
-                key = dotted_name(target)
-                if key is not None:
-                    self.tensors.add(key)
+                # `out, hidden = rnn(x, hidden)`: the elements of a module's result too.
+                elements = target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]
+                for element in elements:
+                    key = dotted_name(element)
+                    if key is not None:
+                        found.add(key)
+
+    def holds_parameters(self, node: ast.AST) -> bool:
+        """`model.parameters()`, `list(...)` / `zip(...)` / `chain(...)` of them, a list of
+        them, `group["params"]` of an optimizer's `param_groups` (torch's key)."""
+        return any(self._hands_out_parameters(inner) for inner in walk(node))
+
+    def _hands_out_parameters(self, node: ast.AST) -> bool:
+        if isinstance(node, ast.Call):
+            func = node.func
+            return isinstance(func, ast.Attribute) and func.attr in api.PARAMETER_METHODS
+        if isinstance(node, ast.Subscript):
+            key = node.slice
+            return isinstance(key, ast.Constant) and key.value == "params"
+        if isinstance(node, ast.Attribute) and node.attr == "param_groups":
+            return True
+        return isinstance(node, (ast.Name, ast.Attribute)) and (
+            dotted_name(node) in self.parameter_lists
+        )
 
     def learn_loop_target(self, node) -> None:
-        iterable = node.iter
-        text = short(iterable, 200)
-        if not PARAMETER_CONTAINERS.search(text):
+        if not self.holds_parameters(node.iter):
             return
         target = node.target
         names = target.elts if isinstance(target, ast.Tuple) else [target]
@@ -126,7 +200,7 @@ class DataChecker:
             key = dotted_name(node)
             return key in self.tensors if key else False
         if isinstance(node, ast.Name):
-            return node.id in self.tensors or (self.training and bool(TENSOR_NAME.match(node.id)))
+            return node.id in self.tensors
         if isinstance(node, ast.Subscript):
             return self.is_tensor(node.value)
         if isinstance(node, ast.BinOp):
@@ -134,11 +208,14 @@ class DataChecker:
         if isinstance(node, ast.Call):
             func = node.func
             name = dotted_name(func) or ""
-            if name.startswith(("torch.", "F.")) and not name.startswith("torch.utils"):
-                return not last_part(name)[:1].isupper() or last_part(name) == "Parameter"
-            if roles.is_module(roles.scope_roles(self.scope), name or None):
+            qualified = name_fallback.qualify_unbound(name, self.aliases)
+            if qualified.startswith("torch.") and not qualified.startswith("torch.utils"):
+                last = last_part(qualified)
+                # Functions make tensors; of the classes, only the tensor ones do.
+                return not last[:1].isupper() or last in TENSOR_CLASSES or last.endswith("Tensor")
+            if roles.is_module(self.evidence, name or None):
                 return True
-            if name and LOSSISH_CALL.search(last_part(name)):
+            if isinstance(func, ast.Attribute) and func.attr in PARAMETER_GETTERS:
                 return True
             if isinstance(func, ast.Attribute) and func.attr not in api.CUT_METHODS:
                 return self.is_tensor(func.value)
@@ -184,7 +261,14 @@ class DataChecker:
                         yield func.value, node
                         continue
                 name = dotted_name(func) or ""
-                if last_part(name).endswith("_") and node.args and self.is_data(node.args[0]):
+                if (
+                    last_part(name).endswith("_")
+                    and node.args
+                    and self.is_data(node.args[0])
+                    and not self.is_data(getattr(func, "value", None))
+                ):
+                    # `nn.init.constant_(m.bias.data, 0)`; in `a.data.copy_(b.data)` only
+                    # `a` is written.
                     yield node.args[0], node
 
     def is_data(self, node: ast.AST) -> bool:
@@ -272,5 +356,5 @@ def safe_spelling(statement: ast.stmt) -> str:
         return "..."
 
 
-def check(scope: Scope, path: str = "") -> list:
-    return DataChecker(scope, path).run()
+def check(scope: Scope, path: str = "", aliases: dict[str, str] | None = None) -> list:
+    return DataChecker(scope, path, aliases).run()
