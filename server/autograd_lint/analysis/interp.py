@@ -52,8 +52,9 @@ def stable_condition(test: ast.expr):
         test, polarity = test.operand, not polarity
     if not all(isinstance(n, STABLE_CONDITION_NODES) for n in walk(test)):
         return None
-    if not any(isinstance(n, ast.Attribute) for n in walk(test)):
-        return None  # a bare name is often a flag the loop itself sets
+    # A bare name too (`freeze_text_encoder = not args.train_text_encoder`): the names a
+    # condition reads must keep their binding from one `if` to the next (`condition_guards`),
+    # and no enclosing loop may assign them (`Interpreter.stable_here`).
     return condition_key(test), polarity
 
 
@@ -117,6 +118,7 @@ class Frame:
     grad_enabled: bool = True
     globals_env: dict | None = None  # None: this frame's env is the module's
     closure: dict | None = None  # a nested function's: the enclosing function's bindings
+    closure: dict | None = None  # a nested function's: the enclosing function's bindings
     returns: list = field(default_factory=list)
     return_states: list = field(default_factory=list)
     loops: list = field(default_factory=list)
@@ -158,6 +160,8 @@ class Interpreter(ExpressionMixin, CallMixin, LibraryMixin, LayerStateMixin):
         self.state: State | None = State({}, {}, {})
         # Nested functions' definitions -> (the enclosing def, its bindings there).
         self.closures: dict[int, tuple] = {}
+        # Nested functions' definitions -> (the enclosing def, its bindings there).
+        self.closures: dict[int, tuple] = {}
         # Loops whose periodic backward branches pass 1 takes the other way (see run_loop).
         self.periodic_flipped: set[int] = set()
 
@@ -192,6 +196,8 @@ class Interpreter(ExpressionMixin, CallMixin, LibraryMixin, LayerStateMixin):
 
     def lookup(self, name: str) -> Binding | None:
         found = self.state.env.get(name) if self.state is not None else None
+        if found is None and self.frame.closure is not None:
+            found = self.frame.closure.get(name)
         if found is None and self.frame.closure is not None:
             found = self.frame.closure.get(name)
         if found is None and self.frame.globals_env is not None:
@@ -266,6 +272,7 @@ class Interpreter(ExpressionMixin, CallMixin, LibraryMixin, LayerStateMixin):
         self.call_chain.append(self.site(call_node))
         self.active.append(fn)
         frame = Frame(fn.block, fn, caller_frame.grad_enabled and not fn.no_grad, globals_env)
+        frame.closure = self.closure_of(fn, caller_frame, caller_state)
         frame.closure = self.closure_of(fn, caller_frame, caller_state)
         self.frame = frame
         self.state = State(params, caller_state.heap, caller_state.freed, caller_state.stepped)
@@ -377,6 +384,20 @@ class Interpreter(ExpressionMixin, CallMixin, LibraryMixin, LayerStateMixin):
         if caller_frame.function is not None and caller_frame.function.node is definer:
             return caller_state.env
         return env
+        if self.frame.function is not None:  # a nested function: it reads the enclosing one's names
+            self.closures[id(node)] = (self.frame.function.node, self.state.env)
+
+    def closure_of(self, fn: FunctionRef, caller_frame: Frame, caller_state: State) -> dict | None:
+        """The enclosing function's bindings a nested `fn` reads: as they are at the call
+        when the enclosing function calls it (Python looks closure names up late), else as
+        they were where `fn` was defined."""
+        found = self.closures.get(id(fn.node))
+        if found is None:
+            return None
+        definer, env = found
+        if caller_frame.function is not None and caller_frame.function.node is definer:
+            return caller_state.env
+        return env
 
     do_AsyncFunctionDef = do_FunctionDef
 
@@ -400,13 +421,13 @@ class Interpreter(ExpressionMixin, CallMixin, LibraryMixin, LayerStateMixin):
         self.state = before.copy()
         for expr in none_in_body:
             self.assign_to(expr, NOTHING, node)
-        self.recall_branch(condition, True)
+        self.recall_branch(condition, True, node.test)
         self.exec_block(node.body)
         after_body = self.state
         self.state = before
         for expr in none_in_else:
             self.assign_to(expr, NOTHING, node)
-        self.recall_branch(condition, False)
+        self.recall_branch(condition, False, node.test)
         self.exec_block(node.orelse)
         after_else = self.state
         taken = self.periodic_backward_branch(node)
@@ -435,7 +456,7 @@ class Interpreter(ExpressionMixin, CallMixin, LibraryMixin, LayerStateMixin):
                 branches[taken] = {n: state.env[n] for n in names if n in state.env}
         joined = {n: self.state.env.get(n) for part in branches.values() for n in part}
         # The graphs each side brought in, over every `if` on this condition so far.
-        previous = self.frame.branches.get(key)
+        previous = self.branch_memory(key, node.test)
         added = {True: dict(previous[2][True]), False: dict(previous[2][False])} if previous else {
             True: {}, False: {}}  # fmt: skip
         for truth, bound in branches.items():
@@ -444,16 +465,30 @@ class Interpreter(ExpressionMixin, CallMixin, LibraryMixin, LayerStateMixin):
                 new = binding.val.origins - (earlier.val.origins if earlier else EMPTY)
                 if new:
                     added[truth][name] = added[truth].get(name, EMPTY) | new
-        self.frame.branches[key] = (branches, joined, added)
+        self.frame.branches[key] = (branches, joined, added, self.condition_guards(node.test))
 
-    def recall_branch(self, condition, taken: bool) -> None:
+    def condition_guards(self, test: ast.expr) -> tuple:
+        """The bindings of the names a condition reads: another `if` on it takes the same
+        branch only while they are the same (`found = False` in between makes it another)."""
+        return tuple(self.lookup(n.id) for n in walk(test) if isinstance(n, ast.Name))
+
+    def branch_memory(self, key, test: ast.expr):
+        found = self.frame.branches.get(key)
+        if found is None:
+            return None
+        guards = self.condition_guards(test)
+        if len(guards) != len(found[3]) or any(a is not b for a, b in zip(guards, found[3])):
+            return None
+        return found
+
+    def recall_branch(self, condition, taken: bool, test: ast.expr) -> None:
         if condition is None or self.state is None:
             return
         key, polarity = condition
-        found = self.frame.branches.get(key)
+        found = self.branch_memory(key, test)
         if found is None:
             return
-        branches, joined, added = found
+        branches, joined, added, _ = found
         truth = taken == polarity
         for name, binding in branches.get(truth, {}).items():
             if self.state.env.get(name) is joined.get(name):  # not rebound since
