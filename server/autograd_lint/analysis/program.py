@@ -8,6 +8,7 @@ files of the project (through a resolver, see `modules.py`).
 from __future__ import annotations
 
 import ast
+import functools
 from typing import NamedTuple
 
 from .blocks import IDENTIFIER, Block
@@ -65,7 +66,11 @@ class Program:
             memo.clear()
             memo.update(current)
         self._closures: dict[tuple, frozenset] = {}
-        self.roles = Roles(self.module_code, self.functions, import_aliases(self.blocks))
+
+    @functools.cached_property
+    def roles(self) -> Roles:
+        # Only the analysed file's program is asked: an imported module's summary never is.
+        return Roles(self.module_code, self.functions, import_aliases(self.blocks))
 
     def bind_import(self, statement, site: Site) -> None:
         """`from .models import Net` / `import models`: definitions of the project's files."""

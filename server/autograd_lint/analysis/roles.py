@@ -58,7 +58,10 @@ def import_aliases(blocks) -> dict[str, str]:
             continue
         found = block.memo.get("import_aliases")
         if found is None:
-            found = block.memo["import_aliases"] = _block_aliases(block.statements)
+            # No import without the keyword in the text: most blocks (a function, a class)
+            # are not walked at all.
+            statements = block.statements if "import" in block.text else ()
+            found = block.memo["import_aliases"] = _block_aliases(statements)
         aliases.update(found)
     return aliases
 
@@ -163,13 +166,14 @@ class ScopeEvidence:
         self.called: set[str] = set()  # paths called as functions
         self.iterated: set[str] = set()  # paths (and callables) iterated over
         self.params = params
+        walked = [walk(s) for s in statements]  # each statement walked once, for both uses
         # Callables called inside a loop of this scope: a per-step forward, not a setting
         # computed once (`clip_range = schedule(progress)` before the epochs).
-        self.loop_called, self.has_loops = _called_in_loops(statements)
+        self.loop_called, self.has_loops = _called_in_loops(walked)
         # Calls of the file's functions: (callee's last name, called as a method, the
         # sources of each positional argument, of each keyword argument).
         self.call_args: list[tuple[str, bool, ast.Call, dict]] = []
-        nodes = [n for s in statements for n in walk(s) if isinstance(n, RELEVANT_NODES)]
+        nodes = [n for each in walked for n in each if isinstance(n, RELEVANT_NODES)]
         flows = [n for n in nodes if not isinstance(n, (ast.Attribute, ast.Return))]
         # A parameter's value stands for whatever the caller passes (see Roles).
         tainted: dict[str, set] = {name: {param_source(name)} for name in params}
@@ -305,14 +309,14 @@ _EVIDENCE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _MODULE_EVIDENCE: dict[tuple, ScopeEvidence] = {}  # by the module code's block contents
 
 
-def _called_in_loops(statements) -> tuple[set[str], bool]:
+def _called_in_loops(walked: list[list[ast.AST]]) -> tuple[set[str], bool]:
     """Callables called inside a loop body (each outermost loop's body walked once), and
-    whether there is a loop at all."""
+    whether there is a loop at all; `walked`: the nodes of each statement (walk)."""
     found: set[str] = set()
     covered: set[int] = set()
     loops = False
-    for statement in statements:
-        for node in walk(statement):
+    for nodes in walked:
+        for node in nodes:
             if not isinstance(node, (ast.For, ast.AsyncFor, ast.While)) or id(node) in covered:
                 continue
             loops = True
