@@ -253,3 +253,42 @@ def test_ag006_reports_data_reads_of_what_torch_shows_are_tensors(name: str) -> 
     assert all(isinstance(namespace[n], torch.Tensor) for n in tensors.values()), tensors
     assert not any(isinstance(namespace[n], torch.Tensor) for n in others.values()), others
     assert _flagged_lines(source, "AG006") == sorted(tensors)
+
+
+# -- AG007 -------------------------------------------------------------------------------
+# torch's modules imported under names of the user's choosing: the in-place op is known
+# through the import, and torch raises at the backward.
+AG007_PROGRAMS = {
+    "functional under another alias": """
+import torch
+import torch.nn.functional as fn
+
+v1 = torch.randn(3, requires_grad=True)
+v2 = torch.sigmoid(v1)
+fn.relu(v2, inplace=True)  # modified
+v2.sum().backward()  # raises
+""",
+    "an in-place module from torch.nn imported under another name": """
+import torch
+from torch import nn as layers
+
+v1 = layers.ReLU(inplace=True)
+v2 = torch.randn(3, requires_grad=True)
+v3 = v2.exp()
+v1(v3)  # modified
+v3.sum().backward()  # raises
+""",
+}
+
+
+@pytest.mark.parametrize("name", AG007_PROGRAMS)
+def test_ag007_knows_torch_ops_through_the_imports(name: str) -> None:
+    source = AG007_PROGRAMS[name]
+    lines = source.splitlines()
+    modified = next(n for n, line in enumerate(lines, 1) if line.endswith("# modified"))
+    raises = next(n for n, line in enumerate(lines, 1) if line.endswith("# raises"))
+    with pytest.raises(RuntimeError, match="modified by an inplace operation") as caught:
+        _run(source)
+    program_frames = [entry for entry in caught.traceback if entry.path == "<program>"]
+    assert program_frames[-1].lineno + 1 == raises
+    assert _flagged_lines(source, "AG007") == [modified]

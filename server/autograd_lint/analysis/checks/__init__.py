@@ -208,7 +208,7 @@ def _check_scope(scope, path: str, facts, optimizers, aliases) -> list[Finding]:
         if data_attr.wanted(text):
             found.extend(data_attr.check(scope, path, aliases))
         if inplace.wanted(text):
-            found.extend(inplace.check(scope, path, optimizers))
+            found.extend(inplace.check(scope, path, optimizers, aliases))
     except RecursionError:
         # An expression nested thousands deep: give up on this scope, not the file.
         return []

@@ -17,11 +17,12 @@ from itertools import count
 from .. import torch_api as api
 from ..exprs import walk
 from ..model import Role
-from ..name_fallback import OPTIMIZER_ROLE
+from ..name_fallback import OPTIMIZER_ROLE, qualify_unbound
+from ..values import TENSOR
 from . import inplace_table as table
 from .constructors import Constructed
 from .inplace_exprs import ExpressionMixin
-from .inplace_values import NO, YES, Saved, State, Val, join
+from .inplace_values import NO, YES, Saved, State, Val, join, tensor_kind
 from .scopes import (
     FUNCTIONS,
     Scope,
@@ -50,9 +51,12 @@ def optimized_models(constructed: list[Constructed]) -> dict[str, frozenset[str]
     return {name: frozenset(models) for name, models in found.items()}
 
 
-def submodule_assignments(owner: ast.ClassDef) -> list:
-    """`self.x = nn.Y(...)` assignments in the class's methods, found once per class."""
-    found = getattr(owner, "_autograd_lint_submodules", None)
+def submodule_assignments(owner: ast.ClassDef, aliases: dict[str, str]) -> list:
+    """`self.x = nn.Y(...)` assignments in the class's methods (the constructor resolved
+    through the file's imports), found once per class and imports."""
+    key = tuple(sorted(aliases.items()))
+    memo = getattr(owner, "_autograd_lint_submodules", None)
+    found = memo[1] if memo is not None and memo[0] == key else None
     if found is None:
         found = []
         for method in owner.body:
@@ -62,10 +66,10 @@ def submodule_assignments(owner: ast.ClassDef) -> list:
                 if not (isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)):
                     continue
                 target = dotted_name(node.targets[0]) or ""
-                constructor = dotted_name(node.value.func) or ""
-                if target.startswith("self.") and constructor.startswith(("nn.", "torch.nn.")):
+                constructor = qualify_unbound(dotted_name(node.value.func) or "", aliases)
+                if target.startswith("self.") and constructor.startswith("torch.nn."):
                     found.append((target, node.value))
-        owner._autograd_lint_submodules = found  # the tree is ours: a memo on the node
+        owner._autograd_lint_submodules = (key, found)  # the tree is ours: a memo on it
     return found
 
 
@@ -76,8 +80,11 @@ def wanted(text: str) -> bool:
 
 
 class InplaceChecker(ExpressionMixin):
-    def __init__(self, scope: Scope, path: str, optimizers: dict | None = None):
+    def __init__(
+        self, scope: Scope, path: str, optimizers: dict | None = None, aliases: dict | None = None
+    ):
         self.scope = scope
+        self.aliases = aliases or {}  # the file's imports: local name -> dotted name
         self.optimizers = optimizers or {}
         self.stepped_models = frozenset().union(*self.optimizers.values())
         self.weights: dict[str, int] = {}  # model name -> the storage its weights stand for
@@ -102,7 +109,7 @@ class InplaceChecker(ExpressionMixin):
 
     def seed_submodules(self, owner: ast.ClassDef) -> None:
         """`self.act = nn.ReLU(inplace=True)` in any method makes `self.act(x)` in-place."""
-        for target, value in submodule_assignments(owner):
+        for target, value in submodule_assignments(owner, self.aliases):
             self.state.env[target] = self.ev(value)
 
     # -- statements --------------------------------------------------------------------
@@ -155,7 +162,7 @@ class InplaceChecker(ExpressionMixin):
 
     def st_For(self, node) -> None:
         iterable = self.ev(node.iter)
-        element = Val(tensor=True, grad=iterable.grad, storage=iterable.storage,
+        element = Val(kind=TENSOR, grad=iterable.grad, storage=iterable.storage,
                       deps=iterable.deps) if iterable.tensor else self.element_of(node.iter)  # fmt: skip
         self.bind(node.target, element)
         self.body(node.body)
@@ -200,7 +207,7 @@ class InplaceChecker(ExpressionMixin):
                 if items is not None and len(items) == len(target.elts):
                     self.bind(element, items[index])
                 else:
-                    part = Val(tensor=value.tensor, grad=value.grad, deps=value.deps)
+                    part = Val(kind=tensor_kind(value.tensor), grad=value.grad, deps=value.deps)
                     self.bind(element, self.fresh(part))
             return
         if isinstance(target, ast.Starred):
@@ -227,7 +234,7 @@ class InplaceChecker(ExpressionMixin):
     def element_of(self, iterable: ast.AST) -> Val:
         func = iterable.func if isinstance(iterable, ast.Call) else None
         if isinstance(func, ast.Attribute) and func.attr in api.PARAMETER_METHODS:
-            return self.fresh(Val(tensor=True, grad=YES))
+            return self.fresh(Val(kind=TENSOR, grad=YES))
         return self.fresh(Val())
 
     # -- expressions -------------------------------------------------------------------
@@ -236,7 +243,7 @@ class InplaceChecker(ExpressionMixin):
         values = [value for value, _ in operands]
         grad = max(v.grad for v in values)
         deps = frozenset().union(*(v.deps for v in values))
-        result = self.fresh(Val(tensor=True, grad=NO if self.no_grad else grad, deps=deps))
+        result = self.fresh(Val(kind=TENSOR, grad=NO if self.no_grad else grad, deps=deps))
         if self.no_grad or grad != YES:
             return result
         saved = []
@@ -322,5 +329,5 @@ class InplaceChecker(ExpressionMixin):
         self.findings.append(finding(CODE, message, mod_block, mod_node, steps, kind, self.path))
 
 
-def check(scope: Scope, path: str = "", optimizers: dict | None = None) -> list:
-    return InplaceChecker(scope, path, optimizers).run()
+def check(scope: Scope, path: str = "", optimizers: dict | None = None, aliases=None) -> list:
+    return InplaceChecker(scope, path, optimizers, aliases).run()

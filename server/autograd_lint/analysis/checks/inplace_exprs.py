@@ -8,14 +8,16 @@ from __future__ import annotations
 import ast
 from dataclasses import replace
 
-from .. import roles
+from .. import name_fallback, roles
 from .. import torch_api as api
 from ..exprs import HandlerTable
+from ..name_fallback import OPTIMIZER_ROLE
+from ..values import MODULE, OPTIMIZER, TENSOR
 from . import inplace_table as table
-from .inplace_values import CONST, MAYBE, NO, YES, Val, join_vals
+from .constructors import constructor_kind
+from .inplace_values import CONST, MAYBE, NO, YES, Val, join_vals, tensor_kind
 from .scopes import dotted_name, last_part, short
 
-TORCH_PREFIXES = ("torch.", "F.", "nn.", "functional.")
 # Conversions that return the tensor itself when nothing changes and a copy otherwise
 # (another device or dtype): treated as copies, so a change to one never flags the other.
 CONVERSIONS = frozenset({"to", "cuda", "cpu", "float", "double", "half", "type_as", "type"})
@@ -63,13 +65,13 @@ class ExpressionMixin:
         base = self.ev(node.value)
         attr = node.attr
         if attr == "data":  # writes through .data bypass the version counter (AG006)
-            return Val(tensor=base.tensor, grad=NO)
+            return Val(kind=tensor_kind(base.tensor), grad=NO)
         if attr in ("T", "mT", "H", "mH") and base.tensor:
             return replace(base, module=None, items=None)
         if attr in ("weight", "bias"):
-            value = self.fresh(Val(tensor=True, grad=YES))
+            value = self.fresh(Val(kind=TENSOR, grad=YES))
         elif attr == "grad":
-            value = self.fresh(Val(tensor=True, grad=NO))
+            value = self.fresh(Val(kind=TENSOR, grad=NO))
         elif attr in api.CUT_ATTRIBUTES:
             return CONST
         else:
@@ -82,7 +84,7 @@ class ExpressionMixin:
         base = self.ev(node.value)
         self.ev(node.slice)
         if base.tensor:
-            return Val(tensor=True, grad=base.grad, storage=base.storage, deps=base.deps)
+            return Val(kind=TENSOR, grad=base.grad, storage=base.storage, deps=base.deps)
         return self.fresh(Val(grad=base.grad, deps=base.deps))
 
     def ev_Tuple(self, node) -> Val:
@@ -101,7 +103,7 @@ class ExpressionMixin:
         value = self.ev(node.operand)
         if isinstance(node.op, ast.Not):
             return CONST
-        return self.fresh(Val(tensor=value.tensor, grad=value.grad, deps=value.deps))
+        return self.fresh(Val(kind=tensor_kind(value.tensor), grad=value.grad, deps=value.deps))
 
     def ev_Compare(self, node: ast.Compare) -> Val:
         for child in (node.left, *node.comparators):
@@ -120,7 +122,7 @@ class ExpressionMixin:
         if info is None:
             grad = max(left.grad, right.grad)
             tensor = left.tensor or right.tensor
-            return self.fresh(Val(tensor=tensor, grad=grad, deps=left.deps | right.deps))
+            return self.fresh(Val(kind=tensor_kind(tensor), grad=grad, deps=left.deps | right.deps))
         left_node = getattr(node, "left", None) or getattr(node, "target", node)
         right_node = getattr(node, "right", None) or getattr(node, "value", node)
         return self.apply(info, node, [(left, left_node), (right, right_node)])
@@ -144,23 +146,24 @@ class ExpressionMixin:
                 return self.optimizer_step(node, models)
         if self.stepped_models and last_part(name or "-") in self.stepped_models:
             return self.model_call(node, last_part(name), operands)
-        if name.startswith(TORCH_PREFIXES) or name in ("F", "torch"):
-            return self.torch_call(node, name, tail, operands, keywords)
+        qualified = name_fallback.qualify_unbound(name, self.aliases) if name else ""
+        if qualified.startswith("torch."):
+            return self.torch_call(node, qualified, tail, operands, keywords)
         if isinstance(func, ast.Attribute):
             receiver = self.ev(func.value)
-            if receiver.module is None and (receiver.tensor or tail.endswith("_")):
+            if receiver.kind != MODULE and (receiver.tensor or tail.endswith("_")):
                 return self.method_call(node, func, receiver, operands, keywords)
             if tail == "backward":  # `loss.backward()`, `accelerator.backward(loss)`
                 use_argument = not receiver.deps and args and args[0].deps
                 self.backward(node, args[0] if use_argument else receiver, keywords)
                 return CONST
         callee = self.ev(func) if not isinstance(func, ast.Attribute) else self.state.env.get(name)
-        if callee is not None and callee.module is not None and operands:
+        if callee is not None and callee.kind == MODULE and operands:
             return self.module_call(node, callee.module, operands)
         grad = max((v.grad for v in args), default=MAYBE)
         deps = frozenset().union(*(v.deps for v in args)) if args else frozenset()
         if roles.is_module(roles.scope_roles(self.scope), name or None):
-            return self.fresh(Val(tensor=True, grad=YES, deps=deps))
+            return self.fresh(Val(kind=TENSOR, grad=YES, deps=deps))
         return self.fresh(Val(grad=YES if grad == YES else MAYBE, deps=deps))
 
     def torch_call(self, node, name, tail, operands, keywords) -> Val:
@@ -169,17 +172,19 @@ class ExpressionMixin:
             self.backward(node, args[0], keywords)
             return CONST
         inplace = keywords.get("inplace")
-        constructed = name.startswith(("nn.", "torch.nn.")) and tail[:1].isupper()
+        constructed = name.startswith("torch.nn.") and tail[:1].isupper()
         if constructed:
             if isinstance(inplace, ast.Constant) and inplace.value is True:
-                return Val(module=f"inplace:{tail}") if tail in table.INPLACE_MODULES else CONST
+                if tail in table.INPLACE_MODULES:
+                    return Val(kind=MODULE, module=f"inplace:{tail}")
+                return CONST
             if tail in table.MODULES:
-                return Val(module=table.MODULES[tail].op)
+                return Val(kind=MODULE, module=table.MODULES[tail].op)
             if tail == "Parameter":
-                return self.fresh(Val(tensor=True, grad=YES))
-            return Val(module="model")
+                return self.fresh(Val(kind=TENSOR, grad=YES))
+            return Val(kind=MODULE)
         if tail[:1].isupper():  # optimizers, schedulers, datasets: not tensors
-            return Val()
+            return Val(kind=OPTIMIZER if constructor_kind(name, {}) == OPTIMIZER_ROLE else None)
         if args and (
             (isinstance(inplace, ast.Constant) and inplace.value is True)
             or (tail.endswith("_") and not tail.startswith("_"))
@@ -188,13 +193,13 @@ class ExpressionMixin:
         if tail in api.FACTORIES:
             wants = keywords.get("requires_grad")
             grad = YES if isinstance(wants, ast.Constant) and wants.value is True else NO
-            return self.fresh(Val(tensor=True, grad=grad))
+            return self.fresh(Val(kind=TENSOR, grad=grad))
         info = table.BY_NAME.get(tail)
         if info is not None and operands:
             return self.apply(info, node, operands)
         grad = max((v.grad for v in args), default=NO)
         deps = frozenset().union(*(v.deps for v in args)) if args else frozenset()
-        return self.fresh(Val(tensor=True, grad=grad, deps=deps))
+        return self.fresh(Val(kind=TENSOR, grad=grad, deps=deps))
 
     def method_call(self, node, func, receiver: Val, operands, keywords) -> Val:
         method = func.attr
@@ -208,12 +213,12 @@ class ExpressionMixin:
                 return receiver
             return self.inplace_op(method[:-1], receiver, node, short(func.value))
         if method in CONVERSIONS:
-            return self.fresh(Val(tensor=True, grad=receiver.grad, deps=receiver.deps))
+            return self.fresh(Val(kind=TENSOR, grad=receiver.grad, deps=receiver.deps))
         if method in table.VIEW_METHODS:
             if method == "detach":
-                return Val(tensor=True, grad=NO, storage=receiver.storage)
+                return Val(kind=TENSOR, grad=NO, storage=receiver.storage)
             return Val(
-                tensor=True, grad=receiver.grad, storage=receiver.storage, deps=receiver.deps
+                kind=TENSOR, grad=receiver.grad, storage=receiver.storage, deps=receiver.deps
             )
         if method in api.CUT_METHODS:
             return CONST
@@ -222,23 +227,24 @@ class ExpressionMixin:
             return self.apply(info, node, [(receiver, func.value), *operands])
         grad = max([receiver.grad, *(v.grad for v, _ in operands)])
         deps = receiver.deps.union(*(v.deps for v, _ in operands))
-        return self.fresh(Val(tensor=True, grad=grad, deps=deps))
+        return self.fresh(Val(kind=TENSOR, grad=grad, deps=deps))
 
-    def module_call(self, node, module: str, operands) -> Val:
+    def module_call(self, node, module: str | None, operands) -> Val:
+        """A call of a MODULE value: `module` is the op it applies, or None for a model."""
         first, first_node = operands[0]
-        if module.startswith("inplace:"):
+        if module is not None and module.startswith("inplace:"):
             op_name = table.MODULES[module[8:]].op if module[8:] in table.MODULES else ""
             return self.inplace_op(op_name, first, node, short(first_node))
-        if module == "model":
+        if module is None:
             deps = frozenset().union(*(v.deps for v, _ in operands))
-            return self.fresh(Val(tensor=True, grad=YES, deps=deps))
+            return self.fresh(Val(kind=TENSOR, grad=YES, deps=deps))
         return self.apply(table.BY_NAME[module], node, operands[:1])
 
     def model_call(self, node, model: str, operands) -> Val:
         """A model an optimizer of the file steps: its layers save their weights for the
         input's gradient when the input requires grad."""
         deps = frozenset().union(*(v.deps for v, _ in operands)) if operands else frozenset()
-        result = self.fresh(Val(tensor=True, grad=YES, deps=deps))
+        result = self.fresh(Val(kind=TENSOR, grad=YES, deps=deps))
         if self.no_grad or not any(v.grad == YES for v, _ in operands):
             return result
         weights = Val(storage=frozenset({self.weights_of(model)}))
