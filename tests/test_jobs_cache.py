@@ -132,3 +132,33 @@ def test_changed_settings_are_not_answered_with_other_settings_findings(
     _, selected = check(capsys, "--select", "AG006")
     assert "AG001" in everything and "AG001" not in selected
     assert len(analysed) == 8
+
+
+def test_runs_of_files_have_about_equal_cost_and_cover_every_file_once():
+    from autograd_lint.jobs import _balanced_bounds
+
+    costs = [100, 1, 1, 1, 1, 1, 50, 50, 1, 1, 1, 1, 1, 1, 1, 1]
+    bounds = _balanced_bounds(costs, 4)
+    assert bounds[0] == 0 and bounds[-1] == len(costs)
+    assert all(a < b for a, b in zip(bounds, bounds[1:]))  # no run is empty
+    totals = [sum(costs[a:b]) for a, b in zip(bounds, bounds[1:])]
+    assert totals[0] == 100  # the big file alone: not a quarter of the files by count
+    assert max(totals) <= 100 and len(totals) <= 4
+    assert _balanced_bounds([5], 8) == [0, 1]
+    assert _balanced_bounds([0, 0, 0], 2)[-1] == 3  # files of no size: still all checked
+
+
+def test_costliest_runs_first_still_give_the_files_order(tmp_path):
+    """Big files first and small ones last in the pool; the findings in the files' order."""
+    from autograd_lint.jobs import FileTask, can_fork, check_files
+
+    if not can_fork():
+        pytest.skip("the pool needs fork; elsewhere files are checked in one process")
+    files = []
+    for index in range(12):
+        path = tmp_path / f"f{index:02}.py"
+        path.write_text("x = 1\n" * (1 + (index % 3) * 400), encoding="utf-8")
+        files.append(path)
+    tasks = [FileTask(p, p, None, None, False) for p in files]
+    found = check_files(tasks, lambda task: [task.file.name], 2, None)
+    assert found == [[p.name] for p in files]

@@ -68,6 +68,7 @@ class ResultCache:
         self.directory = directory / analyzer_key()
         self.context = context  # the run's options that change findings (the interpreter)
         self._hashes: dict[str, str | None] = {}  # path -> content hash, once per run
+        self._resolved: dict[str, str] = {}  # path -> its resolved path, once per run
         self.hits = self.misses = 0
         self._prepared = False
 
@@ -114,8 +115,17 @@ class ResultCache:
             self._hashes[path] = None if data is None else content_hash(data)
         return self._hashes[path]
 
+    def resolved(self, path: Path | str) -> str:
+        """`path` resolved (symlinks followed), asked once per run: a lookup and a store
+        both need it, and resolving walks every folder of the path."""
+        key = str(path)
+        found = self._resolved.get(key)
+        if found is None:
+            found = self._resolved[key] = str(Path(path).resolve())
+        return found
+
     def _entry_path(self, path: Path, settings) -> Path:
-        where = f"{path}\0{Path(path).resolve()}\0{self.context}\0{settings_key(settings)}"
+        where = f"{path}\0{self.resolved(path)}\0{self.context}\0{settings_key(settings)}"
         name = hashlib.sha256(where.encode(errors="surrogateescape")).hexdigest()
         return self.directory / name
 
