@@ -10,11 +10,19 @@
 #                                   #      Restricted Mode, then trusted (screenshots)
 #                                   #   3. UI: a notebook in the notebook editor: squiggle, hover,
 #                                   #      quick fix (screenshots notebook-*.png)
+#                                   #   4. UI, offline: a first run with no network (a network
+#                                   #      namespace of its own), no pip source and a bare
+#                                   #      python3: squiggles from the VSIX's bundled/libs
+#                                   #      (screenshots offline-*.png)
+#                                   #   5. only when SESSIONS names it, "shots": the hover and
+#                                   #      the light bulb of one sample per rule (shot-*.png)
 #
 # Env: PREFIX (tools; default /tmp/agl-e2e; keep it short: unix sockets are limited to 107 chars),
 #      ARTIFACTS (screenshots and logs; default <repo>/.e2e), PYTHON (the interpreter that has
 #      autograd_lint; default <repo>/.venv/bin/python, else python3), SESSIONS (which of
-#      "exthost ui notebook" to run; default all). Needs root for apt-get.
+#      "exthost ui notebook offline shots" to run; default all but shots). Needs root for
+#      apt-get (and, for the offline session's network namespace, unshare; without it pip's
+#      sources are cut off instead).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -185,7 +193,7 @@ start_code_server() {
   CS_LOG="$RUN/cs-$name.log"
   # force-disable-user-env: the VS Code server would otherwise take PATH from a login shell
   # (whose profile may put another python3 first).
-  PATH="$RUN/bin:$PATH" AGL_SAMPLE=$SAMPLE setsid node "$CS_ENTRY" --bind-addr "127.0.0.1:$CS_PORT" \
+  PATH="${BIN_DIR:-$RUN/bin}:$PATH" AGL_SAMPLE=$SAMPLE setsid node "$CS_ENTRY" --bind-addr "127.0.0.1:$CS_PORT" \
     --auth none --disable-telemetry --disable-update-check --config "$RUN/config.yaml" \
     --vscode-option force-disable-user-env \
     --user-data-dir "$UD" --extensions-dir "$exts" "$@" >"$CS_LOG" 2>&1 &
@@ -231,6 +239,38 @@ run_session() {
   return $rc
 }
 
+# The offline session's Python: a venv with nothing in it (not even pip), first on PATH; and
+# pip with no source at all (no config, so not /opt/wheels or a file:// index either).
+prepare_offline() {
+  "$PYTHON" -m venv --without-pip "$RUN/offline-python"
+  mkdir -p "$RUN/offline-bin"
+  printf '#!/bin/sh\nexec "%s" "$@"\n' "$RUN/offline-python/bin/python" >"$RUN/offline-bin/python3"
+  chmod +x "$RUN/offline-bin/python3"
+  if "$RUN/offline-bin/python3" -c 'import autograd_lint' 2>/dev/null ||
+    "$RUN/offline-bin/python3" -c 'import pygls' 2>/dev/null; then
+    echo "the bare python3 is not bare" >&2
+    return 1
+  fi
+}
+
+offline_env() {
+  export BIN_DIR="$RUN/offline-bin" PIP_CONFIG_FILE=/dev/null PIP_NO_INDEX=1 PIP_FIND_LINKS= \
+    http_proxy=http://127.0.0.1:9 https_proxy=http://127.0.0.1:9 no_proxy=127.0.0.1,localhost
+}
+
+run_offline_session() {
+  local private_env="$RUN/offline/ud/User/globalStorage/autograd-lint.autograd-lint/server-venv"
+  local driver_env=(PRIVATE_ENV="$private_env" EXPECT_REWRITES="${EXPECT_REWRITES:-0}")
+  prepare_offline || return 1
+  if command -v ip >/dev/null && unshare --net true 2>/dev/null; then
+    # code-server and chromium in one network namespace: loopback only
+    AGL_RUN=$RUN AGL_SAMPLE=$SAMPLE unshare --net -- bash "$0" offline-in-namespace "${driver_env[@]}"
+  else
+    log "offline: no network namespace (unshare refused); pip's sources are cut off instead"
+    (offline_env && run_session offline trusted ui-offline.mjs "${driver_env[@]}")
+  fi
+}
+
 do_test() {
   check_installed
   use_node24
@@ -254,8 +294,12 @@ do_test() {
     failed=$((failed + 1)); echo "FAILED: typecheck/lint/unit"
   fi
   for session in "exthost trusted exthost.mjs EXT_DEV=$ROOT EXT_TESTS=$ROOT/out/test/index.js" \
-    "ui untrusted ui.mjs" "notebook trusted ui-notebook.mjs"; do
-    case " ${SESSIONS:-exthost ui notebook} " in *" ${session%% *} "*) ;; *) continue ;; esac
+    "ui untrusted ui.mjs" "notebook trusted ui-notebook.mjs" "offline" "shots trusted ui-shots.mjs"; do
+    case " ${SESSIONS:-exthost ui notebook offline} " in *" ${session%% *} "*) ;; *) continue ;; esac
+    if [ "$session" = offline ]; then
+      if run_offline_session; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAILED: offline"; fi
+      continue
+    fi
     # shellcheck disable=SC2086
     if run_session $session; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAILED: ${session%% *}"; fi
   done
@@ -267,5 +311,13 @@ do_test() {
 case "${1:-}" in
   install) do_install ;;
   test) do_test ;;
+  offline-in-namespace)  # run_offline_session, inside `unshare --net`
+    shift
+    RUN=$AGL_RUN SAMPLE=$AGL_SAMPLE
+    ip link set lo up
+    use_node24
+    offline_env
+    run_session offline trusted ui-offline.mjs "$@"
+    ;;
   *) echo "usage: $0 install|test" >&2; exit 2 ;;
 esac

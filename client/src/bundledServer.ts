@@ -1,5 +1,8 @@
-// The private environment: a venv in the extension's global storage with the server wheel that
-// ships inside the VSIX (bundled/*.whl); its dependencies come from the package index.
+// The server that ships inside the VSIX, two ways: bundled/libs (the server and its
+// pure-Python dependencies, run with the user's interpreter: no download, no prompt), and
+// the private environment, a venv in the extension's global storage with the server wheel
+// (bundled/*.whl) whose dependencies come from the package index (libcst included, for the
+// quick fixes on a platform whose VSIX has none).
 import * as fs from "node:fs";
 import * as path from "node:path";
 import * as vscode from "vscode";
@@ -23,6 +26,12 @@ export class BundledServer {
 
   exists(): boolean {
     return fs.existsSync(this.python);
+  }
+
+  /** bundled/libs, when this build of the extension has it (client/scripts/bundle-libs.mjs). */
+  libs(): string | undefined {
+    const dir = this.context.asAbsolutePath(path.join("bundled", "libs"));
+    return fs.existsSync(path.join(dir, "autograd_lint", "__init__.py")) ? dir : undefined;
   }
 
   wheel(): string | undefined {

@@ -5,6 +5,7 @@ import type { LanguageClientOptions } from "vscode-languageclient/node";
 import { BundledServer } from "./bundledServer";
 import { CONFIRM, confirmArguments, registerCommands, runtimeAllowed } from "./commands";
 import { onDidChangePythonEnvironment } from "./python";
+import { reportWithoutSelfReferences, withoutSelfReferences } from "./related";
 import { confirmableCodes, listCodes } from "./rules";
 import { ServerManager } from "./server";
 import { launchInputs, RESTART_KEYS, SECTION } from "./settings";
@@ -27,6 +28,26 @@ export function activate(context: vscode.ExtensionContext): AutogradLintApi {
   context.subscriptions.push(log, status);
 
   const middleware: NonNullable<LanguageClientOptions["middleware"]> = {
+    // Evidence rows on the diagnostic's own range would push the hover's fix out of sight
+    // (related.ts): pushed, pulled and workspace diagnostics alike.
+    handleDiagnostics: (uri, diagnostics, next) =>
+      next(
+        uri,
+        diagnostics.map((diagnostic) => withoutSelfReferences(diagnostic, uri)),
+      ),
+    provideDiagnostics: async (document, previousResultId, token, next) => {
+      const report = await next(document, previousResultId, token);
+      return reportWithoutSelfReferences(report, document instanceof vscode.Uri ? document : document.uri);
+    },
+    provideWorkspaceDiagnostics: async (resultIds, token, reporter, next) => {
+      const trimmed: typeof reporter = (chunk) => {
+        chunk?.items.forEach((item) => reportWithoutSelfReferences(item));
+        reporter(chunk);
+      };
+      const report = await next(resultIds, token, trimmed);
+      report?.items.forEach((item) => reportWithoutSelfReferences(item));
+      return report;
+    },
     // The server pulls settings per folder; add what VS Code knows and the settings do not say.
     workspace: {
       // Sent when a setting in the section changes (the server registers for it): always our

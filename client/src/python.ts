@@ -78,25 +78,42 @@ export async function findInterpreter(folder?: vscode.WorkspaceFolder): Promise<
 }
 
 export type ServerProbe =
-  | { kind: "found"; version: string; executable: string }
+  | { kind: "found"; version: string; executable: string; python: [number, number]; libcst: boolean }
   | { kind: "missing"; detail: string }
   | { kind: "no-python"; detail: string };
 
 // One line of JSON, so that whatever a sitecustomize prints cannot be mistaken for the answer.
+// With an argument (the extension's bundled/libs), that folder comes first on sys.path, as
+// it does for the server started from it (BOOT_FROM_LIBS). The server's dependencies are
+// looked up, not imported (a second of CPU on a loaded machine).
 const PROBE = [
-  "import json, sys",
+  "import importlib.util, json, sys",
+  "libs = sys.argv[1:]",
+  "sys.path[0:0] = libs",
   "out = {'python': list(sys.version_info[:2]), 'executable': sys.executable}",
   "try:",
   "    import autograd_lint",
+  "    missing = [name for name in ('pygls', 'lsprotocol') if importlib.util.find_spec(name) is None]",
+  "    if missing:",
+  "        raise ImportError('no ' + ', '.join(missing))",
   "    out['version'] = autograd_lint.__version__",
+  "    out['libcst'] = importlib.util.find_spec('libcst') is not None",
   "except Exception as error:",
   "    out['error'] = f'{type(error).__name__}: {error}'",
   "print('AUTOGRAD_LINT_PROBE ' + json.dumps(out))",
 ].join("\n");
 
-export async function probeServer(interpreter: string[]): Promise<ServerProbe> {
+/**
+ * `python -c BOOT_FROM_LIBS LIBS`: the language server from the bundled libraries, without
+ * PYTHONPATH (which would reach the scripts that runtime confirmation runs).
+ */
+export const BOOT_FROM_LIBS =
+  "import runpy, sys; sys.path.insert(0, sys.argv.pop(1)); " +
+  "runpy.run_module('autograd_lint.lsp', run_name='__main__', alter_sys=True)";
+
+export async function probeServer(interpreter: string[], libs?: string): Promise<ServerProbe> {
   const [command, ...args] = interpreter;
-  const result = await runProcess(command, [...args, "-c", PROBE], { timeoutMs: 20_000 });
+  const result = await runProcess(command, [...args, "-c", PROBE, ...(libs ? [libs] : [])], { timeoutMs: 60_000 });
   if (result.spawnError) {
     return { kind: "no-python", detail: `${command}: ${result.spawnError.message}` };
   }
@@ -108,10 +125,17 @@ export async function probeServer(interpreter: string[]): Promise<ServerProbe> {
     python: [number, number];
     executable: string;
     version?: string;
+    libcst?: boolean;
     error?: string;
   };
   if (answer.version !== undefined) {
-    return { kind: "found", version: answer.version, executable: answer.executable };
+    return {
+      kind: "found",
+      version: answer.version,
+      executable: answer.executable,
+      python: answer.python,
+      libcst: answer.libcst === true,
+    };
   }
   return { kind: "missing", detail: `${answer.executable} cannot import autograd_lint (${answer.error})` };
 }

@@ -12,7 +12,7 @@ import {
 } from "vscode-languageclient/node";
 import { BundledServer } from "./bundledServer";
 import { shortDescription } from "./display";
-import { expandPath, findInterpreter, type Interpreter, probeServer, supportsVenv } from "./python";
+import { BOOT_FROM_LIBS, expandPath, findInterpreter, type Interpreter, probeServer, supportsVenv } from "./python";
 import { withCleanExitsAsInfo } from "./quietLog";
 import { readSettings, SECTION } from "./settings";
 import type { StatusItem } from "./status";
@@ -215,30 +215,51 @@ export class ServerManager implements vscode.Disposable {
     };
   }
 
-  /** The private environment; with `ask`, installing it needs the user's yes (one notification). */
+  /**
+   * The server that ships with the extension: the private environment when one was installed
+   * (it has libcst from the index), else bundled/libs run with the user's interpreter (no
+   * download, no prompt), else, with `ask`, the offer to install the private environment.
+   */
   private async bundledLaunch(interpreter: Interpreter, ask: boolean, reason?: string): Promise<Launch | undefined> {
     const minimum = this.minimumServerVersion();
-    const ready = async () => {
+    const privateReady = async () => {
       if (!this.bundled.exists()) {
         return false;
       }
       const probe = await probeServer([this.bundled.python]);
       return probe.kind === "found" && isCompatible(probe.version, minimum);
     };
-    let installed = await ready();
-    if (!installed) {
-      const yes = !ask || (await this.askToInstall(reason ?? ""));
-      installed = yes && (await this.installInto(interpreter)) && (await ready());
+    if (await privateReady()) {
+      return this.pythonLaunch([this.bundled.python], `bundled server in ${this.bundled.venvDir}`, interpreter);
     }
-    if (!installed) {
-      this.status.show({
-        kind: "error",
-        detail: "the language server is not installed; click to install it",
-        command: { title: "Install", command: "autograd-lint.installServer" },
-      });
-      return undefined;
+    const libs = this.bundled.libs();
+    if (libs) {
+      const probe = await probeServer(interpreter.command, libs);
+      if (probe.kind === "found" && isCompatible(probe.version, minimum) && atLeast310(probe.python)) {
+        const [executable, ...prefix] = interpreter.command;
+        // The fixes' rewriter is compiled per platform: the universal VSIX has none.
+        const fixes = probe.libcst ? "" : "; quick fixes: only Ignore, without libcst";
+        return {
+          command: executable,
+          args: [...prefix, "-c", BOOT_FROM_LIBS, libs],
+          description: `bundled server ${probe.version} with ${probe.executable}${fixes}`,
+          interpreter: interpreter.command,
+        };
+      }
+      const why = probe.kind === "found" ? `Python ${probe.python.join(".")} is older than 3.10` : probe.detail;
+      this.log.warn(`the bundled server cannot run with ${interpreter.command.join(" ")}: ${why}`);
+      reason = reason ? `${reason}; the bundled server needs Python 3.10 or newer` : reason;
     }
-    return this.pythonLaunch([this.bundled.python], `bundled server in ${this.bundled.venvDir}`, interpreter);
+    const yes = !ask || (await this.askToInstall(reason ?? ""));
+    if (yes && (await this.installInto(interpreter)) && (await privateReady())) {
+      return this.pythonLaunch([this.bundled.python], `bundled server in ${this.bundled.venvDir}`, interpreter);
+    }
+    this.status.show({
+      kind: "error",
+      detail: "the language server is not installed; click to install it",
+      command: { title: "Install", command: "autograd-lint.installServer" },
+    });
+    return undefined;
   }
 
   async installInto(interpreter: Interpreter): Promise<boolean> {
@@ -281,6 +302,10 @@ export class ServerManager implements vscode.Disposable {
     await this.stop();
     this.serverCommandsChanged.dispose();
   }
+}
+
+function atLeast310([major, minor]: [number, number]): boolean {
+  return major > 3 || (major === 3 && minor >= 10);
 }
 
 /** Stops and disposes `client`, which may be in any state (a failed start included). */

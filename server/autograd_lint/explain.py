@@ -65,15 +65,22 @@ def hover_summary(finding: Finding, *, focus: Step | None = None, fix_title: str
     """The editor hover: what the client's own diagnostic hover does not show already.
 
     VS Code (and most clients) show the diagnostic's message and its related information
-    (the evidence) above a language server's hover, in a box about 250 px high. So this
-    leads with one line of why and the fix (`fix_title`, the preferred quick fix, when
-    there is one), names the evidence step under the cursor when that is not the flagged
-    line, and puts the full story below a rule, where scrolling (or the rule page) finds it.
+    (the evidence) above a language server's hover, in a box about 250 px high, which the
+    message and the evidence fill half of or more (client/e2e/ui-shots.mjs measures it).
+    So this leads with the fix (`fix_title`, the preferred quick fix, when there is one),
+    then one line of why, names the evidence step under the cursor when that is not the
+    flagged line, and puts the full story below a rule, where scrolling (or the rule page)
+    finds it.
     """
     rule = RULES.get(finding.code)
     head = f"**{finding.code}**" + (f" {rule.name}" if rule else "")
     why = _why(finding)
-    lines = [f"{head} · {why}" if why else head]
+    lines = []
+    by_hand = _fix(finding)
+    fix = f"{fix_title} (Quick Fix)" if fix_title else by_hand
+    if fix:
+        lines.append(f"**Fix:** {fix[0].upper()}{fix[1:]}")
+    lines.append(f"{head} · {why}" if why else head)
     if focus is not None and not focus.span.contains(
         finding.span.start.line, finding.span.start.column
     ):
@@ -81,10 +88,6 @@ def hover_summary(finding: Finding, *, focus: Step | None = None, fix_title: str
         if focus.path and focus.path != finding.path and finding.path:
             where += f" of `{os.path.basename(finding.path)}`"
         lines.append(f"*This line:* {focus.message} (the finding is at {where})")
-    by_hand = _fix(finding)
-    fix = f"{fix_title} (Quick Fix)" if fix_title else by_hand
-    if fix:
-        lines.append(f"**Fix:** {fix[0].upper()}{fix[1:]}")
     other_ways = f"**By hand:** {by_hand}" if fix_title and by_hand else ""
     details = [p for p in (_story(finding), other_ways, _retain_graph_note(finding)) if p]
     summary = "  \n".join(lines)

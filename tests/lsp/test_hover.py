@@ -25,11 +25,12 @@ async def test_hover_on_the_flagged_backward_leads_with_why_and_the_fix(client):
     assert hover.contents.kind == types.MarkupKind.Markdown
     story = hover.contents.value
     summary, _, details = story.partition("\n\n---\n\n")
-    # The summary fits a small hover box: the rule, one line of why, the quick fix.
-    assert summary.startswith("**AG001**")
-    assert len(summary.splitlines()) == 2
-    assert "`hidden` carries the previous iteration's graph" in summary
-    assert "**Fix:** Detach `hidden` at the start of each iteration (Quick Fix)" in summary
+    # The summary fits a small hover box below VS Code's message and evidence: the quick
+    # fix first, then the rule and one line of why.
+    fix_line, why_line = (line.rstrip() for line in summary.splitlines())
+    assert fix_line == "**Fix:** Detach `hidden` at the start of each iteration (Quick Fix)"
+    assert why_line.startswith("**AG001**")
+    assert "`hidden` carries the previous iteration's graph" in why_line
     # What the client's own diagnostic hover shows (the message, the evidence as related
     # information) is not repeated.
     assert finding.message not in story
@@ -56,6 +57,20 @@ async def test_hover_on_each_evidence_step_names_that_step(client):
         wanted = f"*This line:* {step.message} (the finding is at line {finding.span.start.line})"
         assert wanted in summary
         assert hover.range.start.line == step.span.start.line - 1
+
+
+async def test_hover_on_an_inplace_op_does_not_call_it_the_backward(client):
+    # AG007 is reported on the in-place op, and its failing step is the backward lines
+    # later: the hover on the op is the finding's own, with no "This line:" of that step.
+    sample = SAMPLES / "ag007_clamp_probs_buggy.py"
+    text = sample.read_text(encoding="utf-8")
+    (finding,) = [f for f in analyze(text, str(sample)) if f.code == "AG007"]
+    doc = Editor(client, client.workspace / "clamp.py", text)
+    await doc.diagnostics()
+    hover = await doc.hover(finding.span.start.line - 1, finding.span.start.column + 1)
+    summary = hover.contents.value.partition("\n\n---\n\n")[0]
+    assert summary.startswith("**Fix:**")
+    assert "*This line:*" not in summary
 
 
 async def test_gan_hover_leads_with_detaching_the_fake_batch(client):
@@ -130,6 +145,9 @@ def test_a_long_file_gets_the_rules_advice_instead_of_parsing_for_the_fix():
             if line.startswith("**Fix:**")
         )
         if source is text:
-            assert fix_line == "**Fix:** Detach `hidden` at the start of each iteration (Quick Fix)"
+            assert (
+                fix_line.rstrip()
+                == "**Fix:** Detach `hidden` at the start of each iteration (Quick Fix)"
+            )
         else:
             assert "`hidden = hidden.detach()`" in fix_line and "(Quick Fix)" not in fix_line

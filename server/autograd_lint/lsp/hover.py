@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable
 
-from ..analysis.model import Finding, Position, Role, Span, Step
+from ..analysis.model import Finding, Position, Span, Step
 from ..explain import hover_summary
 
 log = logging.getLogger(__name__)
@@ -19,9 +19,10 @@ def findings_at(
     hits = []
     for finding in findings:
         if finding.span.contains(position.line, position.column):
-            # The reported backward is usually also the freeing one (in an earlier
-            # iteration): what fails here is the point.
-            hits.append((finding, _first(finding, Role.FAILS), finding.span))
+            # On the flagged span no step is named: the hover is the finding's own. (The
+            # failing step may lie elsewhere, AG007's backward after the in-place op, and
+            # "This line:" must not call the in-place op "this backward".)
+            hits.append((finding, None, finding.span))
             continue
         step = _step_at(finding, position)
         if step is not None:
@@ -89,8 +90,3 @@ def _step_at(finding: Finding, position: Position) -> Step | None:
         if in_this_file and step.span.contains(position.line, position.column):
             return step
     return None
-
-
-def _first(finding: Finding, role: Role) -> Step | None:
-    steps = finding.steps(role)
-    return steps[0] if steps else None
