@@ -20,10 +20,18 @@ skipped so the run goes on, up to --max-steps backward calls). Printed per case:
 - `first cpu s`: the harness process's CPU time when it reported the first failing
   backward (its `failure` event), minus that of `python -c "import torch"`: the verdict's
   cost, less disturbed than wall-clock time by other work on a shared machine;
+- `own cpu s`: the same for the script alone, up to the same backward call: the harness
+  run with `--bare-stop N` (no line tracing, no graph walks; the wrapped backward only counts
+  calls and stops before the Nth), minus import's CPU: what the program's own work before
+  its failing backward costs (libraries, data, an optimizer's first import of
+  torch._dynamo), which no harness can save;
+- `hooks s`: `first cpu s` minus `own cpu s`, what our instrumentation adds, and `graphs s`,
+  the part of it spent walking and probing graphs (the rest is the line tracer);
 - `cpu s`: the whole run's CPU time (user + system, the harness and what it started) minus
-  the same: what going on to --max-steps after the first failure adds;
-- `plain cpu s`: the same for `python case.py` alone, to its own crash: what the script's
-  own start-up (libraries, an optimizer's first import of torch._dynamo) costs anyway.
+  the same: what going on to --max-steps after the first failure adds.
+
+A crash whose verdict costs more than 2 s is listed at the end with its own cost: when that
+alone is over 2 s, the program's own work is why.
 
 Times are wall-clock, so `--warm` (torch imported once) prints none; on a shared machine
 run it when the load is low.
@@ -33,11 +41,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import resource
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -48,7 +56,13 @@ sys.path[:0] = [str(ROOT / "tests" / "runtime")]
 from autograd_lint.checker import check_path  # noqa: E402
 from autograd_lint.runtime.cli_options import CONFIRMABLE, DISCOVERY_STEPS  # noqa: E402
 from autograd_lint.runtime.discovery import runtime_findings  # noqa: E402
-from autograd_lint.runtime.runner import RuntimeOptions, run_harness, verdict_for  # noqa: E402
+from autograd_lint.runtime.runner import (  # noqa: E402
+    RuntimeOptions,
+    child_environment,
+    harness_command,
+    run_harness,
+    verdict_for,
+)
 
 TARGET_OVER_S = 2.0
 FAILS_MARK = "# realworld: fails"
@@ -76,18 +90,24 @@ def import_time(python: str, repeat: int = 3) -> tuple[float, float]:
     return statistics.median(walls), statistics.median(cpus)
 
 
-def plain_cpu_s(python: str, path: Path) -> float:
-    """CPU seconds of `python script.py` alone, to its own crash (or end), CPU only."""
-    cpu = children_cpu_s()
-    subprocess.run(
-        [python, str(path)],
-        cwd=path.parent,
-        env={**os.environ, "CUDA_VISIBLE_DEVICES": ""},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        timeout=300,
-    )
-    return children_cpu_s() - cpu
+def own_cpu_s(path: Path, options: RuntimeOptions, call: int) -> float | None:
+    """Process CPU seconds of the script alone when it reaches backward call `call`: the
+    harness with `--bare-stop` (nothing traced or walked), as the failure event counts them."""
+    with tempfile.TemporaryDirectory() as scratch:
+        result = Path(scratch) / "result.jsonl"
+        channel = ["--result-file", str(result), "--bare-stop", str(call)]
+        subprocess.run(
+            harness_command(path, [], options, channel),
+            cwd=path.parent,
+            env=child_environment(options),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            timeout=options.timeout_seconds,
+        )
+        events = [json.loads(line) for line in result.read_text().splitlines() if line]
+    stops = [e for e in events if e.get("event") == "bare-stop"]
+    return stops[0]["cpu_seconds"] if stops else None
 
 
 def run_case(case: dict, options: RuntimeOptions) -> dict:
@@ -100,6 +120,8 @@ def run_case(case: dict, options: RuntimeOptions) -> dict:
         marks.setdefault(event.get("event"), time.perf_counter())
         if event.get("event") == "failure":
             marks.setdefault("failure_cpu", event.get("cpu_seconds"))
+            marks.setdefault("failure_graph_cpu", event.get("graph_seconds"))
+            marks.setdefault("failure_call", event.get("call"))
 
     start, cpu = time.perf_counter(), children_cpu_s()
     run = run_harness(path, wanted, options, on_event=on_event)
@@ -126,6 +148,8 @@ def run_case(case: dict, options: RuntimeOptions) -> dict:
         "backward_calls": run.backward_calls,
         "first_failure_s": marks["failure"] - start if "failure" in marks else None,
         "first_failure_cpu_s": marks.get("failure_cpu"),
+        "first_failure_graph_cpu_s": marks.get("failure_graph_cpu"),
+        "first_failure_call": marks.get("failure_call"),
         "run_s": run_s,
         "run_cpu_s": run_cpu_s,
         "detail": run.detail[:160],
@@ -140,7 +164,9 @@ def main(argv=None) -> int:
     parser.add_argument("--only", nargs="*", help="prefixes of case ids to keep")
     parser.add_argument("--json", action="store_true")
     parser.add_argument(
-        "--no-plain", action="store_true", help="do not also run each crash case plainly"
+        "--no-own",
+        action="store_true",
+        help="do not also run each crash case uninstrumented to its failing backward",
     )
     args = parser.parse_args(argv)
 
@@ -169,18 +195,23 @@ def main(argv=None) -> int:
                 row["run_cpu_over_s"] = row["run_cpu_s"] - baseline_cpu
                 if row["first_failure_cpu_s"] is not None:
                     row["first_cpu_over_s"] = row["first_failure_cpu_s"] - baseline_cpu
-                if case["kind"] == "crash" and not args.no_plain:
-                    plain = plain_cpu_s(args.python, YARDSTICK / case["runnable"])
-                    row["plain_cpu_over_s"] = plain - baseline_cpu
+                call = row["first_failure_call"]
+                if case["kind"] == "crash" and call and not args.no_own:
+                    own = own_cpu_s(YARDSTICK / case["runnable"], options, call)
+                    if own is not None and row["first_failure_cpu_s"] is not None:
+                        row["own_cpu_over_s"] = own - baseline_cpu
+                        row["hooks_cpu_s"] = row["first_failure_cpu_s"] - own
             rows.append(row)
             if not args.json:
-                first = row.get("first_over_s")
+                first, graphs = row.get("first_over_s"), row.get("first_failure_graph_cpu_s")
                 times = (
                     f"{first if first is not None else float('nan'):6.2f} "
                     f"{row.get('run_over_s', float('nan')):6.2f} "
                     f"{row.get('first_cpu_over_s', float('nan')):6.2f} "
-                    f"{row.get('run_cpu_over_s', float('nan')):6.2f} "
-                    f"{row.get('plain_cpu_over_s', float('nan')):6.2f}"
+                    f"{row.get('own_cpu_over_s', float('nan')):6.2f} "
+                    f"{row.get('hooks_cpu_s', float('nan')):6.2f} "
+                    f"{graphs if graphs is not None else float('nan'):6.2f} "
+                    f"{row.get('run_cpu_over_s', float('nan')):6.2f}"
                 )
                 found = ",".join(row["confirmed"] + [f"+{r}" for r in row["runtime_only"]])
                 print(
@@ -196,7 +227,9 @@ def main(argv=None) -> int:
     firsts = [r["first_over_s"] for r in crashes if r.get("first_over_s") is not None]
     cpus = [r["run_cpu_over_s"] for r in crashes if r.get("run_cpu_over_s") is not None]
     first_cpus = [r["first_cpu_over_s"] for r in crashes if r.get("first_cpu_over_s") is not None]
-    plains = [r["plain_cpu_over_s"] for r in crashes if "plain_cpu_over_s" in r]
+    owns = [r["own_cpu_over_s"] for r in crashes if "own_cpu_over_s" in r]
+    hooks = [r["hooks_cpu_s"] for r in crashes if "hooks_cpu_s" in r]
+    over = [r for r in crashes if r.get("first_cpu_over_s", 0) > TARGET_OVER_S]
     summary = {
         "crash_cases": len(crashes),
         "crashes_found": sum(r["ok"] for r in crashes),
@@ -223,9 +256,25 @@ def main(argv=None) -> int:
             "max": max(cpus) if cpus else None,
             f"within_{TARGET_OVER_S:g}s": sum(t <= TARGET_OVER_S for t in cpus),
         },
-        "plain_cpu_over_import_cpu_s": {
-            "median": statistics.median(plains) if plains else None,
-            "max": max(plains) if plains else None,
+        "own_cpu_over_import_cpu_s": {
+            "median": statistics.median(owns) if owns else None,
+            "max": max(owns) if owns else None,
+            f"within_{TARGET_OVER_S:g}s": sum(t <= TARGET_OVER_S for t in owns),
+        },
+        "hooks_cpu_s": {
+            "median": statistics.median(hooks) if hooks else None,
+            "max": max(hooks) if hooks else None,
+        },
+        # Each verdict over the target, and whether the program's own work alone is.
+        "over_target": {
+            r["id"]: {
+                "verdict_cpu_s": round(r["first_cpu_over_s"], 2),
+                "own_cpu_s": round(r["own_cpu_over_s"], 2) if "own_cpu_over_s" in r else None,
+                "why": "own work"
+                if r.get("own_cpu_over_s", 0) > TARGET_OVER_S
+                else "instrumentation",
+            }
+            for r in over
         },
         "max_steps": args.max_steps,
     }
@@ -233,8 +282,9 @@ def main(argv=None) -> int:
         print(json.dumps({"summary": summary, "cases": rows}, indent=2))
     else:
         print("(columns: kind, found, case, first-failure s over import, run s over import,")
-        print(" CPU s to the first failure, and to the run's end, over import's CPU s,")
-        print(" plain `python case.py` CPU s over import's,")
+        print(" CPU s to the first failure over import's, the script's own CPU s to the same")
+        print(" backward (uninstrumented) over import's, our hooks' CPU s (first - own), of")
+        print(" which walking graphs, CPU s to the run's end over import's;")
         print(" findings at runtime: confirmed static CODE@line, +runtime-only CODE@line)")
         print(json.dumps(summary, indent=2))
     return 0

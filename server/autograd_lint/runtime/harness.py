@@ -72,6 +72,13 @@ def parse_args(argv):
         action="store_true",
         help="after a failing backward, skip it and go on (up to --max-steps calls)",
     )
+    parser.add_argument(
+        "--bare-stop",
+        type=int,
+        metavar="N",
+        help="measuring only: no tracing, no graph walks; stop before backward call N "
+        "(what the script costs on its own up to there)",
+    )
     parser.add_argument("--result-fd", type=int)
     parser.add_argument(
         "--watch-fd", type=int, help="a pipe from the runner: at its end, stop everything"
@@ -118,6 +125,7 @@ class Instrumentation:
         self.skipped = 0  # failing backward calls skipped so far (--keep-going)
         self.freed_by = {}  # node sequence number -> the call that freed its saved tensors
         self.steps = []  # per backward call: the graph it walks and what the script keeps
+        self.graph_seconds = 0.0  # CPU time spent walking and probing graphs so far
 
     # -- verdicts -------------------------------------------------------------------------
 
@@ -167,6 +175,8 @@ class Instrumentation:
                 return original(*args, **kwargs)
             if instrumentation.verdict_sent:
                 raise _HarnessStop()
+            if instrumentation.args.bare_stop:
+                return instrumentation.bare_call(original, args, kwargs)
             instrumentation.local.depth = 1
             try:
                 return instrumentation.checked_call(original, kind, args, kwargs)
@@ -178,8 +188,18 @@ class Instrumentation:
         wrapper.__doc__ = getattr(original, "__doc__", None)
         return wrapper
 
+    def bare_call(self, original, args, kwargs):
+        """--bare-stop: count the calls, stop before the Nth; nothing else is measured."""
+        self.calls += 1
+        if self.calls >= self.args.bare_stop:
+            self.channel.send("bare-stop", call=self.calls, cpu_seconds=time.process_time())
+            self.finish("not-reproduced", f"bare run stopped before backward call {self.calls}")
+            raise _HarnessStop()
+        return original(*args, **kwargs)
+
     def checked_call(self, original, kind, args, kwargs):
         graph = self.graph
+        started = time.process_time()
         frame = sys._getframe(2)
         line, stack = calls.call_site(self.script, self.args.lines, frame)
         self.calls += 1
@@ -194,6 +214,7 @@ class Instrumentation:
             # A harness bug must not change what the script does: let the call run as is.
             self.channel.send("harness-error", line=line, detail=traceback.format_exc())
             nodes, broken = [], None
+        self.graph_seconds += time.process_time() - started
         self.graph_nodes.append(len(nodes))
         self.channel.send(
             "backward", call=self.calls, line=line, iteration=iteration, nodes=len(nodes)
@@ -355,8 +376,15 @@ class Instrumentation:
         fields["detail"] = detail
         self.failures.append(fields)
         # CPU seconds of this process so far (torch's import included): what the verdict
-        # cost, whatever else the machine was doing (bench/runtime_discovery.py).
-        self.channel.send("failure", cpu_seconds=time.process_time(), **fields)
+        # cost, whatever else the machine was doing, and how much of it went on walking
+        # graphs (bench/runtime_discovery.py compares it with a --bare-stop run).
+        self.channel.send(
+            "failure",
+            cpu_seconds=time.process_time(),
+            graph_seconds=self.graph_seconds,
+            call=self.calls,
+            **fields,
+        )
 
     def loop_span(self, loop):
         if loop is None or self.tracer is None:
@@ -439,16 +467,19 @@ def main(argv=None):
     global calls
     calls = load_sibling("_calls")
     channel.send("start", pid=os.getpid(), torch=torch.__version__, python=sys.version.split()[0])
-    tracer = tracer_module.ScriptTracer(
-        script, args.loop_lines, torch._C._autograd._get_sequence_nr
-    )
+    tracer = None
+    if not args.bare_stop:
+        tracer = tracer_module.ScriptTracer(
+            script, args.loop_lines, torch._C._autograd._get_sequence_nr
+        )
     instrumentation = Instrumentation(torch, graph, args, script, channel, tracer)
     install(torch, instrumentation)
 
     # Look like `python script.py` run from the script's folder.
     sys.argv = [script] + list(args.script_args)
     outcome = 0
-    tracer.start()
+    if tracer is not None:
+        tracer.start()
     try:
         runpy.run_path(script, run_name="__main__")
     except _HarnessStop:
@@ -459,13 +490,15 @@ def main(argv=None):
             detail = f"script exited with status {code}"
             instrumentation.finish_run("error", detail, exit_code=code)
     except BaseException as error:  # noqa: BLE001 - any crash of the script is a verdict
-        tracer.stop()
+        if tracer is not None:
+            tracer.stop()
         text, line = summarize_exception(script, error)
         where = f" at line {line}" if line else ""
         instrumentation.finish_run("error", f"script failed{where}: {text}", line=line)
         outcome = 1
     finally:
-        tracer.stop()
+        if tracer is not None:
+            tracer.stop()
     if not instrumentation.verdict_sent:
         count = instrumentation.calls
         if count == 0:
