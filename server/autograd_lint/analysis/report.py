@@ -143,9 +143,11 @@ class Reporter:
         context = tuple(interp.context)
         freed = interp.state.freed
         carried = [o for o in stale if freed[o].context != context]
-        if carried:
-            finding = self._carried(interp, call, carried, context)
-        else:
+        finding = self._carried(interp, call, carried, context) if carried else None
+        if finding is None:
+            # Freed in another loop pass, but nothing carries it into a later iteration of a
+            # loop this backward is in: a list of step outputs back-propagated after the loop
+            # whose steps each freed them (a PPO's surrogates), one freed in an inner loop.
             finding = self._shared(interp, call, stale)
         if finding is not None and finding.key not in self.findings:
             self.findings[finding.key] = finding
