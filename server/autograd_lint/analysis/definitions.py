@@ -6,8 +6,9 @@ import ast
 import weakref
 from dataclasses import dataclass, field
 
-from . import torch_api as api
 from .exprs import dotted_name
+from .frameworks import LIGHTNING_MODULES
+from .roles import qualify
 from .syntax_facts import grad_mode_of
 from .values import MODULE, OBJECT
 
@@ -45,10 +46,14 @@ class ClassInfo:
     # The file's own classes among `bases`, linked once every class is known (not the
     # file's class table itself: that holds this class, a cycle again).
     local_bases: tuple[ClassInfo, ...] = field(default=(), repr=False)
+    # The file's imports (local name -> dotted name), once linked: what the other bases are.
+    aliases: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
 
-    def link_bases(self, registry: dict[str, ClassInfo]) -> None:
+    def link_bases(self, registry: dict[str, ClassInfo], aliases: dict | None = None) -> None:
         found = (registry.get(base) for base in self.bases)
         self.local_bases = tuple(b for b in found if b is not None and b is not self)
+        if aliases is not None:
+            self.aliases = aliases
 
     @property
     def is_module(self) -> bool:
@@ -56,9 +61,8 @@ class ClassInfo:
 
     def _is_module(self, seen: set[int]) -> bool:
         seen.add(id(self))
-        for base in self.bases:
-            if base.endswith("Module") or api.last_part(base) in ("Module", "LightningModule"):
-                return True
+        if any(is_module_class(base, self.aliases) for base in self.bases):
+            return True
         for local in self.local_bases:
             if id(local) not in seen and local._is_module(seen):
                 return True
@@ -76,6 +80,24 @@ class ClassInfo:
                 if found is not None:
                     return found
         return None
+
+
+# torch.nn classes that are not modules (a Parameter subclass is a tensor).
+NOT_MODULES = frozenset({"Parameter", "Buffer", "UninitializedParameter", "UninitializedBuffer"})
+
+
+def is_module_class(base: str, aliases: dict[str, str]) -> bool:
+    """Whether a base class, as spelled in the class statement, is torch.nn.Module or one
+    of its torch subclasses (`nn.Module`, `nn.Sequential`, `Module` from `from torch.nn
+    import Module`) or Lightning's LightningModule: resolved through the file's imports,
+    never by how the class is called (a local base is followed by `local_bases`)."""
+    qualified = qualify(base, aliases)
+    if qualified in LIGHTNING_MODULES:
+        return True
+    head, _, last = qualified.rpartition(".")
+    return (head in ("torch.nn", "torch.nn.modules") or head.startswith("torch.nn.modules.")) and (
+        last[:1].isupper() and last not in NOT_MODULES
+    )
 
 
 def make_class_info(node: ast.ClassDef, block, registry: dict | None = None) -> ClassInfo:

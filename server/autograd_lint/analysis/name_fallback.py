@@ -12,10 +12,6 @@ Rows (role: who asks, when):
   nothing (a parameter of a snippet with only `opt.step()`), and for the argument of an
   unknown object's `.step(x)` (an AMP scaler's `scaler.step(opt)` whose scaler the snippet
   neither builds nor uses).
-- TORCH_ALIASES: AG006 (checks/data_attr.is_tensor), for a call whose head the file never
-  imports (a snippet's `F.relu(x)` without `import torch.nn.functional as F`): the
-  conventional alias of a torch module, read as that module. An imported head is
-  resolved through its import instead, whatever it is called.
 - CLEARING_ROLE: AG005 (checks/zero_grad.EventCollector.call), for a call of a function
   whose body the file does not hold (imported, or a method of an object built elsewhere):
   `self.optimizer_zero_grad()`, `utils.clear_grads(model)`. A function the file defines is
@@ -36,21 +32,6 @@ FALLBACK_NAMES = {
         r"zero_grad|(zero|clear|reset)_?grad|grad_?(zero|clear|reset)", re.IGNORECASE
     ),
 }
-
-
-# The aliases torch's documentation uses for its modules.
-TORCH_ALIASES = {"F": "torch.nn.functional", "nn": "torch.nn", "optim": "torch.optim"}
-
-
-def qualify_unbound(dotted: str, aliases: dict[str, str]) -> str:
-    """`dotted` with its head resolved through the file's imports (`aliases`); a head the
-    file never imports that is a conventional torch alias, through TORCH_ALIASES."""
-    head, dot, rest = dotted.partition(".")
-    if head in aliases:
-        return aliases[head] + dot + rest
-    if dot and head in TORCH_ALIASES:
-        return TORCH_ALIASES[head] + dot + rest
-    return dotted
 
 
 def fallback_role(path: str, role: str) -> bool:

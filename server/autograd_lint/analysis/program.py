@@ -60,8 +60,9 @@ class Program:
             self.functions.extend(parts.functions)
             if parts.code:
                 self.module_code.append((block, parts.code))
+        aliases = import_aliases(self.blocks) if defined_classes else None  # what bases are
         for info in defined_classes:  # a class defined twice: both copies
-            info.link_bases(self.classes)
+            info.link_bases(self.classes, aliases)
         if memo is not None:
             memo.clear()
             memo.update(current)

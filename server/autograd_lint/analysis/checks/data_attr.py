@@ -22,7 +22,7 @@ import ast
 import copy
 import re
 
-from .. import name_fallback, roles
+from .. import roles
 from .. import torch_api as api
 from ..exprs import walk
 from ..model import Role
@@ -208,7 +208,7 @@ class DataChecker:
         if isinstance(node, ast.Call):
             func = node.func
             name = dotted_name(func) or ""
-            qualified = name_fallback.qualify_unbound(name, self.aliases)
+            qualified = roles.qualify(name, self.aliases)
             if qualified.startswith("torch.") and not qualified.startswith("torch.utils"):
                 last = last_part(qualified)
                 # Functions make tensors; of the classes, only the tensor ones do.

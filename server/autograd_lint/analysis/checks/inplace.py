@@ -14,10 +14,11 @@ from __future__ import annotations
 import ast
 from itertools import count
 
+from .. import roles
 from .. import torch_api as api
 from ..exprs import walk
 from ..model import Role
-from ..name_fallback import OPTIMIZER_ROLE, qualify_unbound
+from ..name_fallback import OPTIMIZER_ROLE
 from ..values import TENSOR
 from . import inplace_table as table
 from .constructors import Constructed
@@ -66,7 +67,7 @@ def submodule_assignments(owner: ast.ClassDef, aliases: dict[str, str]) -> list:
                 if not (isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)):
                     continue
                 target = dotted_name(node.targets[0]) or ""
-                constructor = qualify_unbound(dotted_name(node.value.func) or "", aliases)
+                constructor = roles.qualify(dotted_name(node.value.func) or "", aliases)
                 if target.startswith("self.") and constructor.startswith("torch.nn."):
                     found.append((target, node.value))
         owner._autograd_lint_submodules = (key, found)  # the tree is ours: a memo on it

@@ -8,7 +8,7 @@ from __future__ import annotations
 import ast
 from dataclasses import replace
 
-from .. import name_fallback, roles
+from .. import roles
 from .. import torch_api as api
 from ..exprs import HandlerTable
 from ..name_fallback import OPTIMIZER_ROLE
@@ -146,7 +146,7 @@ class ExpressionMixin:
                 return self.optimizer_step(node, models)
         if self.stepped_models and last_part(name or "-") in self.stepped_models:
             return self.model_call(node, last_part(name), operands)
-        qualified = name_fallback.qualify_unbound(name, self.aliases) if name else ""
+        qualified = roles.qualify(name, self.aliases) if name else ""
         if qualified.startswith("torch."):
             return self.torch_call(node, qualified, tail, operands, keywords)
         if isinstance(func, ast.Attribute):
