@@ -4,7 +4,8 @@ The harness runs scripts, so the notebook's program (its code cells in order, ma
 turned into `pass`) is written to a hidden script next to the notebook (the cells' relative
 paths must resolve as they do in Jupyter, whose working directory is the notebook's folder)
 and removed afterwards. A re-run hazard is confirmed by running the cells up to it and
-that cell once more. The verdicts' lines are mapped back to cells.
+that cell once more. The verdicts' lines are mapped back to cells, and a failing backward
+no finding names becomes a finding by cell (runtime discovery, `--confirm=always`).
 """
 
 from __future__ import annotations
@@ -21,16 +22,36 @@ from .rerun import RERUN_KIND, rerun_text
 
 def confirm_notebook(path: Path, findings: list[Finding], options) -> list:
     """A RuntimeVerdict per finding (localized ones, as check_notebook returns them)."""
-    from ..runtime.runner import confirm
+    return discover_notebook(path, findings, options, always=False)[0]
 
-    program: Program = findings[0].extra["program"]
+
+def discover_notebook(path: Path, findings: list[Finding], options, always: bool = True):
+    """One run of the cells in order: a RuntimeVerdict per finding (localized ones, as
+    check_notebook returns them), and the failing backwards no finding names, each as a
+    finding by cell with its verdict. Without findings the cells run only when `always`."""
+    from ..runtime.discovery import runtime_findings
+    from ..runtime.runner import confirm, run_harness, verdict_for
+    from .check import load, localize, program_of
+
+    if findings:
+        program: Program = findings[0].extra["program"]
+        raw = findings[0].extra.get("notebook")
+    elif always:
+        raw = load(path.read_bytes())
+        program = program_of(raw)
+    else:
+        return [], []
     verdicts: dict[int, object] = {}
+    found = []
     plain = [i for i, f in enumerate(findings) if f.kind != RERUN_KIND]
-    if plain:
-        found = [findings[i].extra["program_finding"] for i in plain]
-        results = _run(path, program.text, lambda script: confirm(script, found, options))
-        for i, verdict in zip(plain, results, strict=True):
-            verdicts[i] = _to_cells(verdict, program, 0, None)
+    if plain or always:
+        static = [f.extra["program_finding"] for f in findings]
+        wanted = [static[i] for i in plain]
+        run = _run(path, program.text, lambda script: run_harness(script, wanted, options))
+        for i in plain:
+            verdicts[i] = _to_cells(verdict_for(static[i], run), program, 0, None)
+        for finding, verdict in runtime_findings(str(path), program.text, run, static):
+            found.append((localize(program, finding, raw), _to_cells(verdict, program, 0, None)))
     for i, finding in enumerate(findings):
         if finding.kind != RERUN_KIND:
             continue
@@ -40,7 +61,7 @@ def confirm_notebook(path: Path, findings: list[Finding], options) -> list:
         moved = dataclasses.replace(original, span=_down(original.span, offset), evidence=())
         (verdict,) = _run(path, text, lambda script, moved=moved: confirm(script, [moved], options))
         verdicts[i] = _to_cells(verdict, program, offset, cell)
-    return [verdicts[i] for i in range(len(findings))]
+    return [verdicts[i] for i in range(len(findings))], found
 
 
 def _run(path: Path, text: str, run):
@@ -73,6 +94,22 @@ def _to_cells(verdict, program: Program, offset: int, rerun_cell):
 
     cell, line = where(verdict.line)
     built_cell, built_line = where(verdict.built_line)
+    freed_cell, freed_line = where(verdict.freed_line)
+    frames = [
+        dict(zip(("cell", "line"), where(frame.get("line")), strict=True), **_but_line(frame))
+        for frame in verdict.frames or ()
+    ]
     return dataclasses.replace(
-        verdict, line=line, cell=cell, built_line=built_line, built_cell=built_cell
+        verdict,
+        line=line,
+        cell=cell,
+        built_line=built_line,
+        built_cell=built_cell,
+        freed_line=freed_line,
+        freed_cell=freed_cell,
+        frames=frames,
     )
+
+
+def _but_line(frame: dict) -> dict:
+    return {key: value for key, value in frame.items() if key not in ("cell", "line")}

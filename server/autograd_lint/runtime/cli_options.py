@@ -108,11 +108,11 @@ def confirm_check(
     """Runs the scripts `--confirm` asks for, one after another, each once: the verdict of
     each finding run (finding -> RuntimeVerdict), and the findings only a run found.
 
-    `--confirm`: the files with AG001/AG002/AG007 (or AG003/AG004) findings;
-    `--confirm=always`: every one of `files` too (notebooks only with findings).
+    `--confirm`: the files with AG001/AG002/AG007 (or AG003/AG004) findings (notebooks:
+    AG001/AG002/AG007); `--confirm=always`: every one of `files` too.
     """
     from ..notebook import is_notebook
-    from ..notebook.runtime import confirm_notebook
+    from ..notebook.runtime import discover_notebook
     from .discovery import runtime_findings, without_duplicates
     from .runner import run_harness, verdict_for
 
@@ -126,14 +126,17 @@ def confirm_check(
         for file in files:
             paths.setdefault(str(file), [])
     for path, findings in paths.items():
-        wanted = [f for f in findings if f.code in CONFIRMABLE | MEASURABLE]
         if is_notebook(path):  # its cells run as one script (notebook/runtime.py)
-            wanted = [f for f in wanted if f.code in CONFIRMABLE]
-            if wanted:
-                verdicts.update(
-                    zip(wanted, confirm_notebook(Path(path), wanted, options), strict=True)
-                )
+            wanted = [f for f in findings if f.code in CONFIRMABLE]
+            if not wanted and mode != "always":
+                continue
+            answers, by_cell = discover_notebook(Path(path), wanted, options)
+            verdicts.update(zip(wanted, answers, strict=True))
+            for finding, verdict in without_duplicates(by_cell):
+                found.append(finding)
+                verdicts[finding] = verdict
             continue
+        wanted = [f for f in findings if f.code in CONFIRMABLE | MEASURABLE]
         if not wanted and mode != "always":
             continue
         run = run_harness(Path(path), wanted, options)

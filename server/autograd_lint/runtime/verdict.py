@@ -49,6 +49,7 @@ class RuntimeVerdict:
     # The backward that freed the stale node (line, iteration), when the run saw it.
     freed_line: int | None = None
     freed_iteration: int | None = None
+    freed_cell: int | None = None  # in a notebook: the cell `freed_line` counts from
     # The script's frames from the failing backward out to its loop, innermost first:
     # [{"line", "function"}]; a backward called in a helper names the call site too.
     frames: list[dict] = field(default_factory=list)
@@ -84,6 +85,7 @@ class RuntimeVerdict:
             "cell": self.cell,
             "builtCell": self.built_cell,
             "freedLine": self.freed_line,
+            "freedCell": self.freed_cell,
             "freedIteration": self.freed_iteration,
             "frames": self.frames or None,
             "afterSkip": self.after_skip or None,
