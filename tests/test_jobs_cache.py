@@ -162,3 +162,73 @@ def test_costliest_runs_first_still_give_the_files_order(tmp_path):
     tasks = [FileTask(p, p, None, None, False) for p in files]
     found = check_files(tasks, lambda task: [task.file.name], 2, None)
     assert found == [[p.name] for p in files]
+
+
+def test_a_changed_library_file_rechecks_the_files_whose_analysis_read_it(
+    tmp_path, monkeypatch, capsys
+):
+    """A class of an installed library (test_library_summaries' EvolveLike) kept its last
+    weight; the library's new version does not: the file that builds one is checked
+    again (and its finding goes), the file that uses no library is answered from the cache."""
+    from autograd_lint.analysis import library_layers
+    from autograd_lint.environment import Environment
+    from autograd_lint.library_summaries import LibrarySummaries
+    from test_library_summaries import EVOLVING, fake_site
+
+    python = fake_site(tmp_path, EVOLVING)
+
+    def fresh_summaries() -> None:  # each run is a new process: nothing kept in memory
+        summaries = LibrarySummaries(Environment(python), tmp_path / "summaries")
+        monkeypatch.setattr(library_layers, "_DEFAULT", summaries)
+
+    root = tmp_path / "proj"
+    root.mkdir()
+    (root / "pyproject.toml").write_text("[project]\nname = 'proj'\n", encoding="utf-8")
+    (root / "train.py").write_text(
+        "import torch\nfrom evolving import EvolveLike\n\nlayer = EvolveLike(3)\n"
+        "for _ in range(2):\n    layer(torch.rand(2, 3)).sum().backward()\n",
+        encoding="utf-8",
+    )
+    shutil.copy(SAMPLES / "ag001_rnn_hidden_buggy.py", root / "alone.py")
+    monkeypatch.chdir(root)
+    analysed = counted_check(monkeypatch)
+    fresh_summaries()
+    _, first = check(capsys)
+    assert sorted(analysed) == ["alone.py", "train.py"]
+    assert "train.py:6:5: AG001" in first  # the kept weight: the second backward raises
+    analysed.clear()
+    fresh_summaries()
+    assert check(capsys)[1] == first and analysed == []
+    base = tmp_path / "site" / "evolving" / "base.py"
+    base.write_text(base.read_text().replace("self.weight = self.recurrent", "w = self.recurrent"))
+    fresh_summaries()
+    _, after = check(capsys)
+    assert analysed == ["train.py"]
+    assert "train.py" not in after and "alone.py" in after
+
+
+def test_a_remembered_library_answer_names_its_files_for_every_file_that_asks(tmp_path):
+    import hashlib
+
+    from autograd_lint.cache import recording_library_reads
+    from autograd_lint.environment import Environment
+    from autograd_lint.library_summaries import LibrarySummaries
+    from test_library_summaries import EVOLVING, fake_site
+
+    python = fake_site(tmp_path, EVOLVING)
+    summaries = LibrarySummaries(Environment(python), tmp_path / "summaries")
+    with recording_library_reads() as first:  # computed: the class's modules are read
+        summaries.class_state("evolving.EvolveLike")
+    with recording_library_reads() as again:  # answered from memory
+        summaries.class_state("evolving.EvolveLike")
+    with recording_library_reads() as from_disk:  # another run: from the summaries' cache
+        LibrarySummaries(Environment(python), tmp_path / "summaries").class_state(
+            "evolving.EvolveLike"
+        )
+    base = (tmp_path / "site" / "evolving" / "base.py").resolve()
+    digest = hashlib.sha256(base.read_bytes()).hexdigest()
+    assert {Path(p).resolve(): d for p, d in first.items()}[base] == digest
+    assert again == first and from_disk == first
+    with recording_library_reads() as unrelated:
+        pass
+    assert unrelated == {}

@@ -5,7 +5,9 @@ time of each of its source files, so an edited checkout never reads a stale entr
 effective settings and the interpreter imports resolve into. It is used only when the
 file's content hash is the one stored, and so is that of every project file its analysis
 read: the modules it imports, and theirs (so editing `models.py` re-checks `train.py`,
-which imports it, and nothing else).
+which imports it, and nothing else), and every installed library file whose summary it
+asked for (library_summaries.py tells `library_files_read` what each answer rests on: an
+upgraded library re-checks the files that use its classes).
 
 Entries are JSON (a cache directory inside a cloned repository is not trusted with
 pickle), written to a temporary file and renamed into place (concurrent runs never read
@@ -17,11 +19,13 @@ a `.gitignore` of `*`, so it is never committed.
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 import os
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Mapping
+from contextvars import ContextVar
 from pathlib import Path
 
 from . import __version__
@@ -31,7 +35,7 @@ from .config import DEFAULT_MAX_FILE_SIZE
 
 CACHE_DIR_NAME = ".autograd-lint-cache"
 MAX_ENTRIES = 50_000  # per analyzer key; a few hundred bytes to a few KB each
-FORMAT = 1
+FORMAT = 2  # 2: entries name the library files they rest on
 
 
 def analyzer_key() -> str:
@@ -59,6 +63,59 @@ def content_hash(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+# -- what a file's analysis read of installed libraries ------------------------------------
+
+_LIBRARY_READS: ContextVar[dict[str, str] | None] = ContextVar("library_reads", default=None)
+
+
+@contextlib.contextmanager
+def recording_library_reads() -> Iterator[dict[str, str]]:
+    """Collects (path -> content hash) of the library files answers rest on while the
+    block runs; what is collected is also told to an enclosing recording."""
+    reads: dict[str, str] = {}
+    token = _LIBRARY_READS.set(reads)
+    try:
+        yield reads
+    finally:
+        _LIBRARY_READS.reset(token)
+        library_files_read(reads)
+
+
+def library_files_read(depends: Mapping[str, str]) -> None:
+    """A library summary's answer rests on these files (path -> sha256 of its bytes)."""
+    reads = _LIBRARY_READS.get()
+    if reads is not None and depends:
+        reads.update(depends)
+
+
+def tells_library_reads(query):
+    """For a method that remembers its answers (LibrarySummaries'): the files the first
+    call read are remembered with the answer and told again by every later call, so each
+    analysed file's cache entry names them, not only the first file's."""
+
+    @functools.wraps(query)
+    def answer(self, *args):
+        told = self.__dict__.setdefault("_told_reads", {})
+        key = (query.__name__, *(_hashable(a) for a in args))
+        if key in told:
+            library_files_read(told[key])
+            return query(self, *args)
+        with recording_library_reads() as reads:
+            found = query(self, *args)
+        told[key] = reads
+        return found
+
+    return answer
+
+
+def _hashable(value):
+    if isinstance(value, (list, tuple)):
+        return tuple(_hashable(v) for v in value)
+    if isinstance(value, (set, frozenset)):
+        return frozenset(value)
+    return value
+
+
 class ResultCache:
     """The entries of one run: looked up before a file is analysed, stored after."""
 
@@ -81,6 +138,8 @@ class ResultCache:
                 raise ValueError("changed")
             if any(self.file_hash(dep) != digest for dep, digest in entry["deps"].items()):
                 raise ValueError("an imported file changed")
+            if any(self.file_hash(lib) != digest for lib, digest in entry["libs"].items()):
+                raise ValueError("a library file changed")
             findings = [decode_finding(item) for item in entry["findings"]]
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
             self.misses += 1
@@ -89,8 +148,16 @@ class ResultCache:
         return findings
 
     def store(
-        self, path: Path, data: bytes, settings, deps: Iterable[str], findings: list[Finding]
+        self,
+        path: Path,
+        data: bytes,
+        settings,
+        deps: Iterable[str],
+        findings: list[Finding],
+        libraries: Mapping[str, str] | None = None,
     ) -> None:
+        """`deps`: the project files the analysis read; `libraries`: the library files
+        (path -> content hash when read) its library summaries rest on."""
         try:
             encoded = [encode_finding(f) for f in findings]
         except TypeError:
@@ -98,7 +165,15 @@ class ResultCache:
         hashes = {dep: self.file_hash(dep) for dep in sorted(deps)}
         if any(digest is None for digest in hashes.values()):
             return
-        entry = {"content": content_hash(data), "deps": hashes, "findings": encoded}
+        libs = dict(sorted((libraries or {}).items()))
+        if any(self.file_hash(lib) != digest for lib, digest in libs.items()):
+            return  # a library changed during the run: its answer may be the old one's
+        entry = {
+            "content": content_hash(data),
+            "deps": hashes,
+            "libs": libs,
+            "findings": encoded,
+        }
         try:
             self._prepare()
             target = self._entry_path(path, settings)

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from .analysis.model import Finding
-from .cache import ImportGraph, ResultCache
+from .cache import ImportGraph, ResultCache, recording_library_reads
 from .checker import read_python_file
 
 CHUNKS_PER_JOB = 8  # neighbouring files stay in one worker (they import the same modules)
@@ -136,13 +136,14 @@ def _worker(begin: int, end: int) -> list[list[Finding]]:
 def _check_some(tasks, check_one, cache, todo) -> list[list[Finding]]:
     """Findings of tasks[index] for each (index, its bytes if cacheable) of `todo`."""
     results: list[list[Finding]] = []
-    analysed: list[tuple[FileTask, bytes, list[Finding]]] = []
+    analysed: list[tuple[FileTask, bytes, list[Finding], dict[str, str]]] = []
     with _collect_per_file() as file_done:
         for index, data in todo:
             task = tasks[index]
-            found = check_one(task)
+            with recording_library_reads() as libraries:
+                found = check_one(task)
             if data is not None:
-                analysed.append((task, data, found))
+                analysed.append((task, data, found, libraries))
             results.append(found)
             file_done()
     if analysed:
@@ -176,13 +177,13 @@ def _collect_per_file():
 
 def _store(cache: ResultCache, analysed) -> None:
     graphs: dict[int, ImportGraph] = {}
-    for task, data, found in analysed:
+    for task, data, found, libraries in analysed:
         workspace = task.workspace
         graph = graphs.get(id(workspace))
         if graph is None:
             graph = graphs[id(workspace)] = ImportGraph(getattr(workspace, "_importers", {}))
         deps = graph.dependencies(cache.resolved(task.file))
-        cache.store(task.shown, data, task.settings, deps, found)
+        cache.store(task.shown, data, task.settings, deps, found, libraries)
 
 
 def _read(task: FileTask) -> bytes | None:

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .analysis.library_models.state import ClassState, forward_state, method_stores
+from .cache import library_files_read, tells_library_reads
 from .environment import Environment
 
 log = logging.getLogger(__name__)
@@ -107,6 +108,7 @@ class LibrarySummaries:
         entry = self._entry(qualified_class)
         return entry[1] if entry else ()
 
+    @tells_library_reads
     def method_stores(self, qualified_class: str, method: str) -> dict[str, tuple[str, ...]]:
         """Which attributes of self the class's `method` stores each argument in
         ({"train_targets": ("train_targets",)} for gpytorch's ExactGP.__init__); empty
@@ -121,6 +123,7 @@ class LibrarySummaries:
             self._stores[key] = method_stores(paths, method)[0] if chain else {}
         return self._stores[key]
 
+    @tells_library_reads  # a result cache entry names the files an answer rests on
     def _entry(self, qualified_class: str):
         if qualified_class not in self._entries:
             self._entries[qualified_class] = self._compute(qualified_class)
@@ -150,8 +153,10 @@ class LibrarySummaries:
         if name not in self._modules:
             self._modules[name] = self._load(name)
         found = self._modules[name]
-        if found is not None and found not in self._touched:
-            self._touched.append(found)  # what this answer depends on
+        if found is not None:
+            library_files_read({str(found.path): found.digest})
+            if found not in self._touched:
+                self._touched.append(found)  # what this answer depends on
         return found
 
     def _load(self, name: str) -> _Module | None:
@@ -281,6 +286,7 @@ class LibrarySummaries:
             for path, digest in data["depends"].items():
                 if self._digest(path) != digest:
                     return None  # a base class's file changed
+            library_files_read(data["depends"])
             return ClassState.from_json(data["state"]), tuple(map(str, data["chain"]))
         except (OSError, ValueError, KeyError, TypeError):
             return None
