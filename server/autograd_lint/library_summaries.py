@@ -34,7 +34,7 @@ from .environment import Environment
 
 log = logging.getLogger(__name__)
 
-FORMAT = 4  # bump when ClassState or the walk changes: old cache entries are not read
+FORMAT = 6  # bump when ClassState or the walk changes: old cache entries are not read
 MAX_HOPS = 24  # module files followed to find one class and its bases
 # Where the chain stops: nn.Module's own forward is not the library's.
 STOP_CLASSES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module", "object"})
@@ -66,6 +66,30 @@ def _shared_prefix(source: str, name: str) -> int:
     while length < min(len(part), len(wanted)) and part[length] == wanted[length]:
         length += 1
     return length
+
+
+def _resets(function: ast.FunctionDef, attributes: set[str]) -> bool:
+    """Whether the method sets one of `attributes` of self to a constant or a detached
+    value (`self.weight = None`, `self.h = self.h.detach()`)."""
+    for node in ast.walk(function):
+        if not isinstance(node, ast.Assign):
+            continue
+        value = node.value
+        cut = isinstance(value, ast.Constant) or (
+            isinstance(value, ast.Call)
+            and isinstance(value.func, ast.Attribute)
+            and value.func.attr == "detach"
+        )
+        for target in node.targets:
+            if (
+                cut
+                and isinstance(target, ast.Attribute)
+                and isinstance(target.value, ast.Name)
+                and target.value.id == "self"
+                and target.attr in attributes
+            ):
+                return True
+    return False
 
 
 def default_cache_dir() -> Path:
@@ -121,6 +145,26 @@ class LibrarySummaries:
             chain = self._chain(*found, hops) if found is not None else []
             paths = [(str(m.path), node) for m, node in chain]
             self._stores[key] = method_stores(paths, method)[0] if chain else {}
+        return self._stores[key]
+
+    def reset_methods(self, qualified_class: str, attributes) -> tuple[str, ...]:
+        """The class's methods (forward and __init__ aside) that reset a kept attribute:
+        assign it a constant (`self.weight = None`) or a detached value. Memory only."""
+        key = (qualified_class, "reset", tuple(attributes))
+        if key not in self._stores:
+            hops = [MAX_HOPS]
+            found = self._find_class(qualified_class, hops)
+            chain = self._chain(*found, hops) if found is not None else []
+            wanted, resets = set(attributes), []
+            for _, cls in chain:
+                for item in cls.body:
+                    if (
+                        isinstance(item, ast.FunctionDef)
+                        and item.name not in ("forward", "__init__")
+                        and _resets(item, wanted)
+                    ):
+                        resets.append(item.name)
+            self._stores[key] = tuple(dict.fromkeys(resets))
         return self._stores[key]
 
     @tells_library_reads  # a result cache entry names the files an answer rests on

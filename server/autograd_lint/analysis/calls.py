@@ -185,6 +185,9 @@ class CallMixin:
                 return receiver if method in ("to", "cuda", "cpu", "train", "eval") else NOTHING
             if method.endswith("_") and not method.endswith("__"):
                 return NOTHING
+            returned = self.library_result(node, receiver, method, args)  # `lif.reset_mem()`
+            if returned is not None:
+                return returned
             # Any other method of a model we cannot see (`model.encode(x)`,
             # `model.init_hidden(n)`): assumed to pass its arguments' graphs on.
             return self.call_opaque(node, Val(EMPTY, MODULE, None), args)

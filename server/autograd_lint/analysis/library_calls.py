@@ -14,7 +14,8 @@ import ast
 import logging
 
 from . import library_models
-from .library_distributions import DistributionMixin
+from .library_distributions import DistributionMixin, Note, source_site
+from .library_layers import SummaryState, bound_inputs, summary_state
 from .values import CONTAINER, EMPTY, MODULE, NOTHING, Binding, LoopPass, Val
 
 log = logging.getLogger(__name__)
@@ -111,6 +112,12 @@ def kept_state(qualified: str | None):
     return row.effect("keeps-state") if row is not None else None
 
 
+def layer_state(qualified: str | None):
+    """What a library layer keeps between calls: its row's keeps-state effect, else what
+    its source says (library_layers.py), else None."""
+    return kept_state(qualified) or summary_state(qualified)
+
+
 def reset_functions() -> frozenset[str]:
     """Qualified library functions that reset every stateful layer of a model they get
     (`snntorch.utils.reset(net)`, spikingjelly's `functional.reset_net(net)`)."""
@@ -136,7 +143,7 @@ class LayerStateMixin:
     def stateful_layer(self, node: ast.Call, qualified: str) -> Val | None:
         """A library layer that keeps state between calls (a spiking neuron): a module
         whose object carries its last output's graph into its next call."""
-        if kept_state(qualified) is None:
+        if layer_state(qualified) is None:
             return None
         return Val(EMPTY, MODULE, extern_ref(qualified, node, self.context))
 
@@ -144,9 +151,11 @@ class LayerStateMixin:
         ref = module.ref
         if not is_extern(ref) or self.state is None:
             return result
-        effect = kept_state(ref[1])
+        effect = layer_state(ref[1])
         if effect is None:
             return result
+        if isinstance(effect, SummaryState):
+            return self.carry_summarised_state(ref, effect, args, result)
         if len(args) > 1 and effect.get("unless-arguments"):
             return result  # the state is passed in by the caller (`lif(cur, mem)`)
         attribute = state_attribute(ref[1], effect)
@@ -156,6 +165,39 @@ class LayerStateMixin:
         site = self.site(self.call_site)
         self.state.heap[(ref, attribute)] = Binding(Val(result.origins), site)
         return result
+
+    def carry_summarised_state(self, ref, effect: SummaryState, args, result: Val) -> Val:
+        """A layer whose source keeps attributes on self (EvolveGCNO's weight): this call
+        reads what the last one kept and keeps its own graph there; from its inputs only,
+        what the inputs carry (token ids: nothing)."""
+        heap = self.state.heap
+        given = EMPTY.union(*(a.origins for a in args))
+        before = EMPTY.union(
+            *(b.val.origins for k in effect.kept if (b := heap.get((ref, k.name))) is not None)
+        )
+        bound = bound_inputs(self.call_site, args, effect.parameters)
+        site = self.site(self.call_site)
+        cls = effect.qualified.rpartition(".")[2]
+        notes = self.library_notes()
+        for k in effect.kept:
+            if k.with_module:
+                kept = Val(result.origins)
+            elif bound is None or "*" in k.inputs:
+                kept = Val(given)
+            else:  # what the arguments it is computed from carry (GCNConv: the edges)
+                kept = Val(EMPTY.union(*(v.origins for n in k.inputs for v in bound.get(n, ()))))
+            heap[(ref, k.name)] = Binding(kept, site)
+            what = "its parameters" if k.with_module else "its input"
+            note = Note(
+                (effect.qualified, k.name),
+                f"`{cls}.forward` keeps `self.{k.name}`, computed from {what}, and reads it "
+                f"again in the next call (line {k.read_line})",
+                ref[3],
+                lambda k=k: source_site(k.path, k.line),
+            )
+            for origin in kept.origins - given:
+                notes.setdefault(origin, note)
+        return Val(result.origins | before) if before else result
 
     def library_call(self, node: ast.Call, qualified: str, args=None) -> Val | None:
         """`snn.Leaky(...)`, `functional.reset_net(model)`, `snn.Synaptic.detach_hidden()`:
@@ -178,9 +220,12 @@ class LayerStateMixin:
         ref = receiver.ref
         if not is_extern(ref):
             return None
-        effect = kept_state(ref[1])
+        effect = layer_state(ref[1])
         if effect is not None and f".{method}" in effect.get("reset-by", ()):
             self.reset_layer_state(ref)
+            if isinstance(effect, SummaryState):  # its attributes are the object's own
+                for k in effect.kept:
+                    self.state.heap.pop((ref, k.name), None)
             return NOTHING
         return self.modelled_result(node, f"{ref[1]}.{method}", args)
 

@@ -19,6 +19,8 @@ from __future__ import annotations
 import ast
 import os
 import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from .blocks import Block
@@ -73,8 +75,9 @@ class DistributionMixin:
             # __init__ computes from the argument (Categorical normalises it): one graph
             # that saves tensors, shared by every use of the object.
             built = self.union(args, node)
+            note = distribution_note(row, "builds", given, tuple(self.context))
             for origin in built.origins - origins:
-                self.library_notes()[origin] = (row, "builds", given, tuple(self.context))
+                self.library_notes()[origin] = note
             origins = built.origins
         ref = (DISTRIBUTION, row.target, given, id(node), tuple(self.context))
         return Val(origins, DIST, ref)
@@ -125,7 +128,7 @@ class DistributionMixin:
                 not o.leaf for o in receiver.origins
             )
             origin = self.new_origin(node, leaf=False, label=attribute, assumed=assumed)
-            self.library_notes()[origin] = (row, "lazy", attribute, made)
+            self.library_notes()[origin] = distribution_note(row, "lazy", attribute, made)
             value = Val(receiver.origins | {origin})
         # The cache is named as what carries a graph into the next iteration only when the
         # object is older than this iteration; one made in it is carried, if at all, by
@@ -142,9 +145,35 @@ class DistributionMixin:
         return notes
 
 
+@dataclass(frozen=True)
+class Note:
+    """What a library does with a graph, for a step pointing into its source."""
+
+    key: tuple  # one step per key and finding
+    message: str
+    made: tuple  # the loop passes the library's object was made in
+    locate: Callable[[], Site | None] = field(compare=False)
+
+
+def distribution_note(row, what: str, name: str, made: tuple) -> Note:
+    family = row.target.rpartition(".")[2]
+    if what == "lazy":
+        message = (
+            f"`{family}.{name}` is a lazy_property: computed from the distribution's "
+            f"parameters on first use and kept on the object, so later uses reuse its graph"
+        )
+    else:
+        message = (
+            f"`{family}.__init__` computes `self.{name}` from the argument once: "
+            f"every use of the object reuses that graph"
+        )
+    return Note((row.target, what, name), message, made, lambda: library_site(row, what, name))
+
+
 def library_steps(interp, stale) -> list:
-    """Evidence steps inside the library for the stale origins a row explains: the
-    lazy_property that computed and kept them, or the constructor line that built them."""
+    """Evidence steps inside the library for the stale origins a library explains: the
+    lazy_property that computed and kept them, the constructor line that built them, the
+    line of a layer's forward that keeps them on self."""
     from .model import Role
     from .report import RawStep
 
@@ -158,28 +187,23 @@ def library_steps(interp, stale) -> list:
     steps, seen = [], set()
     for origin in sorted(stale, key=lambda o: o.seq):
         note = notes.get(origin)
-        if note is None or (note[0].target, *note[1:3]) in seen:
+        if note is None or note.key in seen or (carried and len(note.made) >= len(context)):
             continue
-        row, what, name, made = note
-        if carried and len(made) >= len(context):
-            continue
-        seen.add((row.target, what, name))
-        site = library_site(row, what, name)
-        if site is None:
-            continue
-        family = row.target.rpartition(".")[2]
-        if what == "lazy":
-            message = (
-                f"`{family}.{name}` is a lazy_property: computed from the distribution's "
-                f"parameters on first use and kept on the object, so later uses reuse its graph"
-            )
-        else:
-            message = (
-                f"`{family}.__init__` computes `self.{name}` from the argument once: "
-                f"every use of the object reuses that graph"
-            )
-        steps.append(RawStep(site, message, Role.NOTE))
+        seen.add(note.key)
+        site = note.locate()
+        if site is not None:
+            steps.append(RawStep(site, note.message, Role.NOTE))
     return steps
+
+
+def source_site(path: str, line: int) -> Site | None:
+    """The statement at `line` of a library file, as a site evidence can point at."""
+    parsed = _parse(Path(path))
+    if parsed is None:
+        return None
+    block, tree = parsed
+    found = next((n for n in ast.walk(tree) if isinstance(n, ast.stmt) and n.lineno == line), None)
+    return Site(block, found) if found is not None else None
 
 
 _SOURCES: dict[str, tuple[float, Block, ast.Module] | None] = {}

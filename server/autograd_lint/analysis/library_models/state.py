@@ -35,9 +35,17 @@ from dataclasses import dataclass, field
 MAX_DEPTH = 6  # method calls followed from forward
 MAX_NODES = 20_000  # expression and statement nodes visited, all calls together
 PASSES = 3  # what an attribute holds is known from the pass before
-# What a value carries: bits.
+# What a value carries: bits. INPUT: an input without a name (`*args`, `**kwargs`); each
+# of forward's named parameters has a bit of its own from FIRST_PARAMETER on, so what a
+# kept attribute is computed from is known by name.
 INPUT, MODULE = 1, 2
+FIRST_PARAMETER, NAMED_PARAMETERS = 4, 24
+ANY_INPUT = ~MODULE
 ORIGINS = {INPUT: "input", MODULE: "module"}
+# Attributes of a tensor that are data, whatever the tensor carries.
+NO_HISTORY_ATTRIBUTES = frozenset(
+    {"dtype", "device", "shape", "ndim", "is_cuda", "requires_grad", "layout", "is_sparse"}
+)
 # Calls whose result carries no history whatever their arguments (shapes, fresh tensors).
 NO_HISTORY_CALLS = frozenset(
     {"detach", "item", "tolist", "numel", "size", "dim", "zeros_like", "ones_like",
@@ -61,6 +69,11 @@ class KeptAttribute:
     line: int
     read_path: str  # where forward reads it before assigning it
     read_line: int
+    # Computed from the module's parameters too (origin "input" or not): it carries a
+    # graph whenever they require grad, whatever the inputs are (integer ids carry none).
+    with_module: bool = False
+    # The forward parameters it is computed from ("*": its *args or **kwargs).
+    inputs: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -68,18 +81,24 @@ class ClassState:
     qualified_name: str
     kept: tuple[KeptAttribute, ...] = ()
     complete: bool = True
+    parameters: tuple[str, ...] = ()  # forward's positional parameters, self left out
 
     def to_json(self) -> dict:
         return {
             "qualified_name": self.qualified_name,
-            "kept": [vars(k) for k in self.kept],
+            "kept": [{**vars(k), "inputs": list(k.inputs)} for k in self.kept],
             "complete": self.complete,
+            "parameters": list(self.parameters),
         }
 
     @classmethod
     def from_json(cls, data: dict) -> ClassState:
-        kept = tuple(KeptAttribute(**item) for item in data["kept"])
-        return cls(data["qualified_name"], kept, bool(data["complete"]))
+        kept = tuple(
+            KeptAttribute(**{**item, "inputs": tuple(item.get("inputs", ()))})
+            for item in data["kept"]
+        )
+        parameters = tuple(data.get("parameters", ()))
+        return cls(data["qualified_name"], kept, bool(data["complete"]), parameters)
 
 
 Definition = tuple[int, str, ast.FunctionDef]  # index along the chain, path, function
@@ -89,6 +108,7 @@ Definition = tuple[int, str, ast.FunctionDef]  # index along the chain, path, fu
 class _Walk:
     definitions: dict[str, list[Definition]]  # by method name, in chain order
     aliases: dict[str, set[str]]  # self.<attr> bound to self.<method>
+    options: frozenset[str]  # attributes __init__ sets to plain values: no parameter
     max_depth: int
     max_nodes: int
     nodes: int = 0
@@ -114,7 +134,32 @@ def _prepare(chain, max_depth: int, max_nodes: int) -> _Walk:
                 for target in sub.targets:
                     if _self_attribute(target):
                         aliases.setdefault(target.attr, set()).add(sub.value.attr)
-    return _Walk(definitions, aliases, max_depth, max_nodes)
+    return _Walk(definitions, aliases, _options(definitions), max_depth, max_nodes)
+
+
+def _options(definitions: dict[str, list[Definition]]) -> frozenset[str]:
+    """Attributes every __init__ of the chain sets only to plain values (constants, its
+    own parameters, operations on them: `self.improved = improved`): options, which
+    carry no graph, unlike parameters and submodules (`self.lin = Linear(...)`)."""
+    plain: set[str] = set()
+    other: set[str] = set()
+    for _, _, function in definitions.get("__init__", ()):
+        arguments = {a.arg for a in ast.walk(function.args) if isinstance(a, ast.arg)}
+        for node in ast.walk(function):
+            if not isinstance(node, (ast.Assign, ast.AnnAssign)) or node.value is None:
+                continue
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            simple = all(
+                isinstance(n, (ast.Constant, ast.expr_context, ast.operator, ast.boolop,
+                               ast.cmpop, ast.unaryop, ast.BinOp, ast.BoolOp, ast.Compare,
+                               ast.UnaryOp, ast.Tuple, ast.List))
+                or (isinstance(n, ast.Name) and n.id in arguments)
+                for n in ast.walk(node.value)
+            )  # fmt: skip
+            for target in targets:
+                if _self_attribute(target):
+                    (plain if simple else other).add(target.attr)
+    return frozenset(plain - other)
 
 
 def forward_state(
@@ -127,6 +172,9 @@ def forward_state(
     walk = _prepare(chain, max_depth, max_nodes)
     if "forward" not in walk.definitions:
         return ClassState(qualified_name)
+    forward = walk.definitions["forward"][0][2]
+    parameters = tuple(a.arg for a in (*forward.args.posonlyargs, *forward.args.args))[1:]
+    named = [*parameters, *(a.arg for a in forward.args.kwonlyargs)][:NAMED_PARAMETERS]
     # A first walk only learns which attributes forward's calls assign (the others are
     # the module's parameters and options); then what each holds is found pass by pass.
     _call(walk, "forward", None, 0, -1)
@@ -136,13 +184,18 @@ def forward_state(
         _call(walk, "forward", None, 0, -1)
         for name, (bits, _, _) in walk.assigned.items():
             walk.held[name] = walk.held.get(name, 0) | bits
+
+    def inputs(bits: int) -> tuple[str, ...]:
+        found = [p for i, p in enumerate(named) if bits & (FIRST_PARAMETER << i)]
+        return (*found, "*") if bits & INPUT else tuple(found)
+
     kept = tuple(
-        KeptAttribute(name, ORIGINS[INPUT if bits & INPUT else MODULE], path, line,
-                      *walk.read_first[name])
+        KeptAttribute(name, ORIGINS[INPUT if bits & ANY_INPUT else MODULE], path, line,
+                      *walk.read_first[name], bool(bits & MODULE), inputs(bits))
         for name, (bits, path, line) in sorted(walk.assigned.items())
         if name in walk.read_first
     )  # fmt: skip
-    return ClassState(qualified_name, kept, walk.complete)
+    return ClassState(qualified_name, kept, walk.complete, parameters)
 
 
 def method_stores(
@@ -165,7 +218,7 @@ def method_stores(
         walk.assigned, walk.read_first, walk.surely = {}, {}, set()
         _call(walk, method, [INPUT if p == parameter else 0 for p in parameters], 0, -1)
         for name, (bits, _, _) in walk.assigned.items():
-            if bits & INPUT:
+            if bits & ANY_INPUT:
                 stores.setdefault(name, []).append(parameter)
     return {name: tuple(found) for name, found in sorted(stores.items())}, walk.complete
 
@@ -212,9 +265,12 @@ def _call(walk: _Walk, name: str, arguments, depth: int, after: int) -> int:
     index, path, function = found
     parameters = [a.arg for a in (*function.args.posonlyargs, *function.args.args)][1:]
     names: dict[str, int] = {}
-    if arguments is None:  # forward itself: every parameter is input
+    if arguments is None:  # forward itself: every parameter is input, each its own bit
         everything = [*parameters, *(a.arg for a in function.args.kwonlyargs)]
-        names = dict.fromkeys(everything, INPUT)
+        names = {
+            p: FIRST_PARAMETER << i if i < NAMED_PARAMETERS else INPUT
+            for i, p in enumerate(everything)
+        }
         for extra in (function.args.vararg, function.args.kwarg):
             if extra is not None:
                 names[extra.arg] = INPUT
@@ -329,13 +385,17 @@ def _expr(walk: _Walk, scope: _Scope, node, depth: int) -> int:
         if name not in walk.surely:
             walk.read_first.setdefault(name, (scope.path, node.lineno))
         if name not in walk.ever_assigned:
-            return MODULE  # a parameter, submodule or option of the module
+            # A parameter or submodule of the module; an option set in __init__ carries none.
+            return 0 if name in walk.options else MODULE
         bits = walk.held.get(name, 0)
         current = walk.assigned.get(name)
         return bits | (current[0] if current else 0)
     if isinstance(node, ast.Call):
         return _call_expr(walk, scope, node, depth)
     if isinstance(node, (ast.Lambda, ast.Constant)):
+        return 0
+    if isinstance(node, ast.Attribute) and node.attr in NO_HISTORY_ATTRIBUTES:
+        _expr(walk, scope, node.value, depth)  # `x.dtype`: reads x, carries nothing
         return 0
     bits = 0
     for child in ast.iter_child_nodes(node):
