@@ -205,6 +205,9 @@ class CallMixin:
                 self.optimizer_step(node, receiver.ref)
             return NOTHING
         if receiver.kind == DIST:
+            modelled = self.distribution_use(node, receiver, method, args)  # library rows
+            if modelled is not None:
+                return modelled
             if method in ("sample", "sample_n", "enumerate_support"):
                 return NOTHING
             return self.union([receiver, *args], node)
@@ -303,7 +306,7 @@ class CallMixin:
         if modelled is not None:
             return modelled
         if last in api.DISTRIBUTIONS:
-            return Val(EMPTY.union(*(a.origins for a in args)), DIST)
+            return self.new_distribution(node, qualified, args)
         if last == "Parameter":
             return self.new_parameter(node)
         if dotted.startswith(api.NN_NAMESPACES) and last[:1].isupper():
@@ -344,7 +347,7 @@ class CallMixin:
             return self.union(args, node) if name in ("sum", "abs") else self.first(args)
         if name in api.FACTORIES or name in api.DISTRIBUTIONS:
             if name in api.DISTRIBUTIONS:
-                return Val(EMPTY.union(*(a.origins for a in args)), DIST)
+                return self.new_distribution(node, self.qualified(name), args)
             if literal_keyword(node, "requires_grad") is True:
                 return Val(frozenset({self.new_origin(node, leaf=True)}))
             return NOTHING
