@@ -118,7 +118,6 @@ class Frame:
     grad_enabled: bool = True
     globals_env: dict | None = None  # None: this frame's env is the module's
     closure: dict | None = None  # a nested function's: the enclosing function's bindings
-    closure: dict | None = None  # a nested function's: the enclosing function's bindings
     returns: list = field(default_factory=list)
     return_states: list = field(default_factory=list)
     loops: list = field(default_factory=list)
@@ -160,8 +159,6 @@ class Interpreter(ExpressionMixin, CallMixin, LibraryMixin, LayerStateMixin):
         self.state: State | None = State({}, {}, {})
         # Nested functions' definitions -> (the enclosing def, its bindings there).
         self.closures: dict[int, tuple] = {}
-        # Nested functions' definitions -> (the enclosing def, its bindings there).
-        self.closures: dict[int, tuple] = {}
         # Loops whose periodic backward branches pass 1 takes the other way (see run_loop).
         self.periodic_flipped: set[int] = set()
 
@@ -196,8 +193,6 @@ class Interpreter(ExpressionMixin, CallMixin, LibraryMixin, LayerStateMixin):
 
     def lookup(self, name: str) -> Binding | None:
         found = self.state.env.get(name) if self.state is not None else None
-        if found is None and self.frame.closure is not None:
-            found = self.frame.closure.get(name)
         if found is None and self.frame.closure is not None:
             found = self.frame.closure.get(name)
         if found is None and self.frame.globals_env is not None:
@@ -272,7 +267,6 @@ class Interpreter(ExpressionMixin, CallMixin, LibraryMixin, LayerStateMixin):
         self.call_chain.append(self.site(call_node))
         self.active.append(fn)
         frame = Frame(fn.block, fn, caller_frame.grad_enabled and not fn.no_grad, globals_env)
-        frame.closure = self.closure_of(fn, caller_frame, caller_state)
         frame.closure = self.closure_of(fn, caller_frame, caller_state)
         self.frame = frame
         self.state = State(params, caller_state.heap, caller_state.freed, caller_state.stepped)
@@ -370,20 +364,6 @@ class Interpreter(ExpressionMixin, CallMixin, LibraryMixin, LayerStateMixin):
     def do_FunctionDef(self, node: ast.FunctionDef) -> None:
         fn = FunctionRef(node, self.frame.block)
         self.state.env[node.name] = Binding(Val(frozenset(), FUNC, fn), self.site(node))
-        if self.frame.function is not None:  # a nested function: it reads the enclosing one's names
-            self.closures[id(node)] = (self.frame.function.node, self.state.env)
-
-    def closure_of(self, fn: FunctionRef, caller_frame: Frame, caller_state: State) -> dict | None:
-        """The enclosing function's bindings a nested `fn` reads: as they are at the call
-        when the enclosing function calls it (Python looks closure names up late), else as
-        they were where `fn` was defined."""
-        found = self.closures.get(id(fn.node))
-        if found is None:
-            return None
-        definer, env = found
-        if caller_frame.function is not None and caller_frame.function.node is definer:
-            return caller_state.env
-        return env
         if self.frame.function is not None:  # a nested function: it reads the enclosing one's names
             self.closures[id(node)] = (self.frame.function.node, self.state.env)
 
