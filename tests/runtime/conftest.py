@@ -26,3 +26,12 @@ def pytest_configure(config):
 @pytest.fixture(scope="session")
 def test_device() -> str:
     return os.environ.get("AUTOGRAD_LINT_TEST_DEVICE", "cpu")
+
+
+@pytest.fixture
+def harness_python(torch_python, test_device) -> str:
+    """The interpreter confirmation runs start: the warm one (torch imported once) on the CPU.
+
+    A run on another device starts a fresh interpreter: the warm server hides the GPUs.
+    """
+    return torch_python if test_device == "cpu" else sys.executable

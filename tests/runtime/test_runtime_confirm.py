@@ -1,4 +1,9 @@
-"""Fixture scripts confirmed (or not) by running them under the harness."""
+"""Fixture scripts confirmed (or not) by running them under the harness.
+
+The verdict tests run the harness from the warm interpreter (`torch_python`, torch imported
+once; test_warm_python.py holds it to a fresh one); the tests about how a run starts (a
+plain run beside it, `-m`, argv and cwd) start a fresh interpreter, as users' runs do.
+"""
 
 from __future__ import annotations
 
@@ -27,11 +32,11 @@ FIXED = ["rnn_carried_fixed.py", "gan_fixed.py"]
 @pytest.mark.device
 @pytest.mark.parametrize(("name", "iteration", "built_iteration", "node"), BUGGY)
 def test_buggy_script_is_confirmed_where_it_fails(
-    name, iteration, built_iteration, node, test_device
+    name, iteration, built_iteration, node, test_device, harness_python
 ):
     script = SCRIPTS / name
     (finding,) = findings_for(script)
-    (verdict,) = confirm(script, [finding], options(test_device))
+    (verdict,) = confirm(script, [finding], options(test_device, python=harness_python))
     assert verdict.status == "confirmed", verdict
     assert verdict.problem == "freed"
     assert verdict.intercepted is True
@@ -48,10 +53,10 @@ def test_buggy_script_is_confirmed_where_it_fails(
 
 
 @pytest.mark.device
-def test_in_place_change_of_a_saved_tensor_is_confirmed(test_device):
+def test_in_place_change_of_a_saved_tensor_is_confirmed(test_device, harness_python):
     script = SCRIPTS / "inplace_buggy.py"
     (finding,) = findings_for(script)
-    (verdict,) = confirm(script, [finding], options(test_device))
+    (verdict,) = confirm(script, [finding], options(test_device, python=harness_python))
     assert verdict.status == "confirmed", verdict
     assert verdict.problem == "inplace"
     assert (verdict.line, verdict.iteration) == (finding.span.start.line, 1)
@@ -61,9 +66,9 @@ def test_in_place_change_of_a_saved_tensor_is_confirmed(test_device):
 
 @pytest.mark.device
 @pytest.mark.parametrize("name", FIXED)
-def test_fixed_script_is_not_reproduced(name, test_device):
+def test_fixed_script_is_not_reproduced(name, test_device, harness_python):
     script = SCRIPTS / name
-    (verdict,) = confirm(script, [], options(test_device, max_steps=3))
+    (verdict,) = confirm(script, [], options(test_device, max_steps=3, python=harness_python))
     assert verdict.status == "not-reproduced", verdict
     assert verdict.backward_calls == 3
     assert format_verdict(verdict) == "not reproduced in 3 steps"
@@ -72,8 +77,9 @@ def test_fixed_script_is_not_reproduced(name, test_device):
     assert "step 2" not in verdict.stdout
 
 
-def test_a_graph_growing_every_step_is_reported():
-    (verdict,) = confirm(SCRIPTS / "carried_retained.py", [], options(max_steps=4))
+def test_a_graph_growing_every_step_is_reported(torch_python):
+    script = SCRIPTS / "carried_retained.py"
+    (verdict,) = confirm(script, [], options(max_steps=4, python=torch_python))
     assert verdict.status == "not-reproduced"
     sizes = verdict.graph_nodes
     assert len(sizes) == 4 and all(a < b for a, b in zip(sizes, sizes[1:], strict=False))
@@ -137,9 +143,9 @@ def test_without_interception_torch_raises_at_the_same_place(tmp_path, test_devi
     assert read_hook_log(log) == ["0", "1"]  # the failing backward did start
 
 
-def test_script_that_crashes_otherwise_is_an_error():
+def test_script_that_crashes_otherwise_is_an_error(torch_python):
     script = SCRIPTS / "crashes.py"
-    (verdict,) = confirm(script, [], options())
+    (verdict,) = confirm(script, [], options(python=torch_python))
     assert verdict.status == "error"
     assert verdict.line == tagged_line(script, "crash")
     assert f"script failed at line {verdict.line}: KeyError: 'learning_rate'" in verdict.detail
@@ -152,30 +158,31 @@ def test_missing_script_is_an_error(tmp_path):
     assert verdict.detail == f"script not found: {tmp_path / 'absent.py'}"
 
 
-def test_script_without_a_loop_finishes_unconfirmed():
-    (verdict,) = confirm(SCRIPTS / "no_loop.py", [], options())
+def test_script_without_a_loop_finishes_unconfirmed(torch_python):
+    (verdict,) = confirm(SCRIPTS / "no_loop.py", [], options(python=torch_python))
     assert verdict.status == "not-reproduced"
     assert verdict.detail == "not reproduced: the script finished after 1 backward call"
     assert "gradient [2.0, 2.0, 2.0]" in verdict.stdout
 
 
-def test_script_without_backward_says_so():
-    (verdict,) = confirm(SCRIPTS / "no_backward.py", [], options())
+def test_script_without_backward_says_so(torch_python):
+    (verdict,) = confirm(SCRIPTS / "no_backward.py", [], options(python=torch_python))
     assert verdict.status == "not-reproduced"
     assert "without calling backward" in format_verdict(verdict)
 
 
-def test_output_that_mimics_the_protocol_cannot_forge_a_verdict():
-    (verdict,) = confirm(SCRIPTS / "prints_protocol.py", [], options())
+def test_output_that_mimics_the_protocol_cannot_forge_a_verdict(torch_python):
+    (verdict,) = confirm(SCRIPTS / "prints_protocol.py", [], options(python=torch_python))
     assert verdict.status == "not-reproduced"
     assert '"detail": "forged"' in verdict.stdout
     assert '"detail": "forged"' in verdict.stderr
 
 
-def test_script_that_swallows_the_stop_still_gets_one_verdict():
+def test_script_that_swallows_the_stop_still_gets_one_verdict(torch_python):
     script = SCRIPTS / "swallows_stop.py"
     events = []
-    (verdict,) = confirm(script, findings_for(script), options(), on_event=events.append)
+    opts = options(python=torch_python)
+    (verdict,) = confirm(script, findings_for(script), opts, on_event=events.append)
     assert verdict.status == "confirmed" and verdict.iteration == 2
     assert [e["event"] for e in events].count("verdict") == 1
     # Every later backward is refused too, so nothing runs through the freed graph.
