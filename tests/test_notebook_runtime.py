@@ -12,11 +12,13 @@ from autograd_lint.cli import main
 SAMPLES = Path(__file__).resolve().parent.parent / "samples" / "notebooks"
 
 
-def test_verdicts_map_back_to_cells(tmp_path, monkeypatch, capsys):
+def test_verdicts_map_back_to_cells(tmp_path, monkeypatch, capsys, torch_python):
     for name in ("rnn_hidden_buggy.ipynb", "rerun_hidden_buggy.ipynb"):
         shutil.copy(SAMPLES / name, tmp_path / name)
     monkeypatch.chdir(tmp_path)
-    code = main(["check", "--format", "json", "--confirm", "--confirm-device", "cpu", "."])
+    # The runs start from the warm interpreter (tests/conftest.py): torch imported once.
+    command = ["check", "--format", "json", "--confirm", "--confirm-device", "cpu", "."]
+    code = main([*command, "--confirm-python", torch_python])
     assert code == 1
     findings = {f["path"]: f for f in json.loads(capsys.readouterr().out)["findings"]}
     carried = findings["rnn_hidden_buggy.ipynb"]["runtime"]

@@ -15,10 +15,14 @@ from autograd_lint.fixes import fix_all
 from autograd_lint.runtime.runner import RuntimeOptions, confirm
 
 PROGRAM = Path(__file__).resolve().parent / "corpus" / "retain_graph_carried_inplace_error.py"
-OPTIONS = RuntimeOptions(device="cpu", timeout_seconds=180, env={"OMP_NUM_THREADS": "1"})
 
 
-def test_carried_retain_with_a_step_is_an_error_a_run_confirms():
+def options(python: str) -> RuntimeOptions:
+    # From the warm interpreter (tests/conftest.py): torch is imported once per session.
+    return RuntimeOptions(python=python, device="cpu", timeout_seconds=180)
+
+
+def test_carried_retain_with_a_step_is_an_error_a_run_confirms(torch_python):
     source = PROGRAM.read_text()
     (finding,) = analyze(source, str(PROGRAM))
     assert (finding.code, finding.kind, finding.severity.value) == (
@@ -27,7 +31,7 @@ def test_carried_retain_with_a_step_is_an_error_a_run_confirms():
         "error",
     )
     assert "modified by an inplace operation" in finding.message
-    (verdict,) = confirm(PROGRAM, [finding], OPTIONS)
+    (verdict,) = confirm(PROGRAM, [finding], options(torch_python))
     assert verdict.status == "confirmed", (verdict.detail, verdict.stderr)
     assert verdict.problem == "inplace"
     # The graph crosses iterations: built in one, reached by the next one's backward.
@@ -36,11 +40,11 @@ def test_carried_retain_with_a_step_is_an_error_a_run_confirms():
     assert verdict.line == fails.span.start.line
 
 
-def test_the_fixed_loop_runs_clean_under_the_harness(tmp_path):
+def test_the_fixed_loop_runs_clean_under_the_harness(tmp_path, torch_python):
     fixed, applied, remaining = fix_all(PROGRAM.read_text(), path=str(PROGRAM))
     assert [f.strategy for f in applied] == ["retain-to-detach"] and remaining == []
     assert "retain_graph=True)" not in fixed and "hidden = hidden.detach()" in fixed
     script = tmp_path / PROGRAM.name
     script.write_text(fixed)
-    (verdict,) = confirm(script, [], OPTIONS)
+    (verdict,) = confirm(script, [], options(torch_python))
     assert verdict.status == "not-reproduced", (verdict.detail, verdict.stderr)
