@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from .analysis import Finding, Span, analyze
+from .analysis.library_layers import summaries_from
 from .analysis.suppress import filter_suppressed
 from .config import SYNTAX_ERROR_CODE, Settings
 from .rules import severity_of
@@ -52,7 +53,11 @@ def check_source(
     settings = settings or Settings()
     findings: list[Finding] = []
     try:
-        findings = analyze(source, path, cache=cache, resolver=resolver)
+        # The libraries of the interpreter the workspace behind the resolver resolves into
+        # (the editor's, `--python`), not the server's: what library layers keep.
+        workspace = getattr(resolver, "__self__", None)
+        with summaries_from(getattr(workspace, "library_summaries", None)):
+            findings = analyze(source, path, cache=cache, resolver=resolver)
     except Exception:
         log.exception("internal error while analysing %s; no findings reported for it", path)
     findings = [f if f.path else dataclasses.replace(f, path=path) for f in findings]

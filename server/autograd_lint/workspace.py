@@ -19,7 +19,7 @@ from pathlib import Path
 from .analysis.modules import ModuleSummary, summarize
 from .checker import SKIPPED_DIRS, read_python_file
 from .config import DEFAULT_MAX_FILE_SIZE, find_project_root
-from .environment import Environment
+from .environment import Environment, find_python
 from .library_summaries import LibrarySummaries
 
 log = logging.getLogger(__name__)
@@ -98,6 +98,16 @@ class Workspace:
         a C extension)."""
         path = self.environment.resolve_module_file(module)
         return None if path is None or self.contains(path) else path
+
+    def use_python(self, python: str | None) -> bool:
+        """Resolve imports into this interpreter from now on (the editor chose another;
+        None: the one running us): a new environment, and library summaries of its own.
+        True when it is another interpreter than before."""
+        if find_python(python) == self.environment.python:
+            return False
+        self.environment = Environment(python, (self.root, self.root / "src"))
+        self.__dict__.pop("library_summaries", None)  # the cached_property's value
+        return True
 
     @functools.cached_property
     def library_summaries(self) -> LibrarySummaries:

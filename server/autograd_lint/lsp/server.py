@@ -43,6 +43,7 @@ from .settings import (
     SECTION,
     TRACE_LEVELS,
     ClientSettings,
+    analysis_python,
     effective_settings,
     parse_client_settings,
 )
@@ -355,7 +356,14 @@ class AutogradLintServer(LanguageServer):
             except OSError:
                 return None
             document.project = self.projects.setdefault(root, Workspace(root))
-        return document.project
+        project = document.project
+        if project is not None and project.use_python(
+            analysis_python(self.client_settings(document.uri))
+        ):  # another interpreter: what its libraries do is another story
+            for other in self.documents:
+                if other.project is project:
+                    other.cache = None
+        return project
 
     def text_changed(self, document: Document, text: str | None) -> None:
         """Tell the project a module's text changed (None: back to the file on disk) and

@@ -27,7 +27,7 @@ from ..checker import check_source, iter_python_files
 from ..workspace import Workspace, find_root
 from .convert import LineIndex, to_diagnostic
 from .documents import split_lines, uri_to_path
-from .settings import effective_settings
+from .settings import analysis_python, effective_settings
 
 log = logging.getLogger(__name__)
 # The largest number of files one answer covers (a monorepo of vendored code must not
@@ -114,7 +114,9 @@ class WorkspaceReports:
         except OSError:
             resolver = None
         else:  # the same project objects the open documents use (see server.project_of)
-            resolver = ls.projects.setdefault(root, Workspace(root)).resolve
+            project = ls.projects.setdefault(root, Workspace(root))
+            project.use_python(analysis_python(ls.client_settings(uri)))
+            resolver = project.resolve
         findings = check_source(text, str(file), settings, resolver=resolver)
         lines = LineIndex(split_lines(text), ls.encoding)
         return [
