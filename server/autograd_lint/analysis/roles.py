@@ -491,3 +491,9 @@ def is_module(evidence: ScopeEvidence, path: str | None) -> bool:
 
 
 _CHECKER_EVIDENCE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def statement_aliases(statements) -> dict[str, str]:
+    """Local name -> dotted name for every import among `statements`, at any depth: what
+    `import_aliases` gives for blocks, for a tree the caller parsed itself (fixes/infer)."""
+    return _block_aliases(statements)

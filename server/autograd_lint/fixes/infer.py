@@ -4,19 +4,26 @@ A fix that detaches a carried RNN state has to know whether the state is one ten
 (`h.detach()`), a tuple like an LSTM's `(h, c)` (each element detached), or may still
 be `None` before the first batch (a guard). This looks at every binding of the name in
 its scope and follows calls into `torch`, `nn` modules, and classes and functions of
-the same file. Anything it cannot follow is UNKNOWN, and the fix then writes code that
-is right for a tensor and a tuple alike.
+the same file; what a callee is comes from its name qualified through the file's imports
+(`roles.qualify`), never from how the user spelled it. Anything it cannot follow is
+UNKNOWN, and the fix then writes code that is right for a tensor and a tuple alike.
 """
 
 from __future__ import annotations
 
 import ast
 
+from ..analysis import roles
+
 TENSOR, TUPLE, NONE, LIST, NUMBER, UNKNOWN = "tensor", "tuple", "none", "list", "number", "unknown"
 # The "path" of a name bound by a for loop: nothing is known about it.
 ITERATED = ("iter",)
 CONTAINER = "container"  # a dict or set: no one way to detach what it holds
 
+# Containers whose elements have no one way to be detached.
+_CONTAINER_FACTORIES = frozenset(
+    {"dict", "set", "collections.defaultdict", "collections.OrderedDict"}
+)
 # nn modules whose call returns (output, state) and what the state is.
 _STATEFUL_OUTPUT = {"LSTM": TUPLE, "GRU": TENSOR, "RNN": TENSOR}
 # Cells return the state itself.
@@ -43,6 +50,7 @@ class Inference:
             if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
         }
         self.classes = {n.name: n for n in self.tree.body if isinstance(n, ast.ClassDef)}
+        self.aliases = roles.statement_aliases(self.tree.body)  # local name -> dotted name
         self._active: set = set()
 
     # -- names --------------------------------------------------------------------------
@@ -232,12 +240,12 @@ class Inference:
         return {UNKNOWN}
 
     def _call_kinds(self, call: ast.Call, scope, depth) -> set[str]:
-        name = dotted(call.func) or ""
-        if name in ("dict", "set", "collections.defaultdict", "defaultdict", "OrderedDict"):
+        name = roles.qualify(dotted(call.func) or "", self.aliases)
+        if name in _CONTAINER_FACTORIES:
             return {CONTAINER}
         if name.startswith("torch.") and not name.startswith(("torch.nn.", "torch.optim.")):
             return {TENSOR}
-        if name.startswith("torch.nn.functional.") or name.startswith(("F.", "nn.functional.")):
+        if name.startswith("torch.nn.functional."):
             return {TENSOR}
         if isinstance(call.func, ast.Attribute) and call.func.attr in _TENSOR_METHODS:
             return {TENSOR}
@@ -279,10 +287,9 @@ class Inference:
                                 constructor = self._constructor_argument(owner, node, node.value.id)
         if constructor is None:
             return None
-        name = dotted(constructor.func) or ""
-        last = name.rsplit(".", 1)[-1]
-        if name.startswith(("nn.", "torch.nn.")) or last in _STATEFUL_OUTPUT or last in _CELLS:
-            return last
+        name = roles.qualify(dotted(constructor.func) or "", self.aliases)
+        if name.startswith("torch.nn."):
+            return name.rsplit(".", 1)[-1]
         return None
 
     def _constructor_argument(self, owner: ast.ClassDef, assignment, name: str):
