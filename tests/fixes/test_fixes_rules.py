@@ -1,4 +1,4 @@
-"""The AG003-AG007 rewrites on shapes the samples do not have, and the claims they rest on.
+"""The AG002-AG007 rewrites on shapes the samples do not have, and the claims they rest on.
 
 Each program below is checked three ways: the preferred fix of each finding changes the
 lines it should (and a shape with no sure rewrite gets none); the fixed program has no
@@ -177,6 +177,47 @@ for step in range(3):
     ),
 }
 
+# A WGAN-GP critic loop without retain_graph (the shape of
+# tests/realworld/cases/gan_wgangp_retain_last_fake.py before its retain_graph=True): the
+# generator's backward after the loop reaches the last critic iteration's `fake`, whose
+# graph the critic's backward freed. Detaching `fake` in `critic(fake)` alone leaves the
+# penalty's path to it, and detaching it in the penalty too breaks the penalty's
+# autograd.grad (torch: "One of the differentiated Tensors does not require grad"): the
+# detach is not offered; keeping the graph on the critic's backward is, and runs.
+SHAPES["wgan-gp-penalty-shares-fake"] = (
+    """\
+import torch
+
+gen, critic = torch.nn.Linear(2, 2), torch.nn.Linear(2, 1)
+opt_g = torch.optim.SGD(gen.parameters(), lr=0.01)
+opt_c = torch.optim.SGD(critic.parameters(), lr=0.01)
+
+
+def gradient_penalty(critic, real, fake):
+    eps = torch.rand(real.shape[0], 1)
+    mixed = real * eps + fake * (1 - eps)
+    scores = critic(mixed)
+    (grad,) = torch.autograd.grad(scores, mixed, torch.ones_like(scores), create_graph=True)
+    return ((grad.norm(2, dim=1) - 1) ** 2).mean()
+
+
+for step in range(2):
+    real = torch.randn(4, 2)
+    for _ in range(3):
+        fake = gen(torch.randn(4, 2))
+        gp = gradient_penalty(critic, real, fake)
+        loss_critic = critic(fake).mean() - critic(real).mean() + 10 * gp
+        opt_c.zero_grad()
+        loss_critic.backward()
+        opt_c.step()
+    loss_gen = -critic(fake).mean()
+    opt_g.zero_grad()
+    loss_gen.backward()
+    opt_g.step()
+""",
+    {"        loss_critic.backward()\n": "        loss_critic.backward(retain_graph=True)\n"},
+)
+
 # A WGAN-GP critic loop (after tests/realworld/cases/gan_wgangp_retain_last_fake.py): the
 # critic's last retain_graph=True keeps `fake`'s generator graph for the generator's loss
 # after the loop. The analysis calls it needless (AG004); dropping it raises (tested below).
@@ -272,6 +313,7 @@ RAISING = {
     "retain-carried-stepped": "modified by an inplace operation",
     "inplace-keyword": "modified by an inplace operation",
     "step-between-two-passes": "modified by an inplace operation",
+    "wgan-gp-penalty-shares-fake": "Trying to backward through the graph a second time",
 }
 
 

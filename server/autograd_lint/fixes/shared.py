@@ -13,10 +13,11 @@
 from __future__ import annotations
 
 import ast
+from collections import Counter
 
 import libcst as cst
 
-from ..analysis.model import Role
+from ..analysis.model import Role, Severity
 from .common import is_backward_call, names_bound, names_read
 from .context import Candidate, Context, detach_name_arguments
 from .infer import dotted
@@ -39,7 +40,10 @@ def shared_fixes(ctx: Context) -> list[Candidate]:
     summed = _sum_losses(ctx, first, second, preferred=not out)
     if summed:
         out.append(summed)
-    retained = _retain_first(ctx, first, second, preferred=not out)
+    # Keeping the graph can trade this error for another: an optimizer step between the
+    # two passes changes weights the kept graph saved (AG007), as in a PPO loop that fits
+    # its critic every time step and back-propagates the kept advantages after the episode.
+    retained = _verified(ctx, _retain_first(ctx, first, second, preferred=not out))
     if retained:
         out.append(retained)
     return out
@@ -71,7 +75,33 @@ def _detach_in_first_loss(ctx, first, second) -> list[Candidate]:
         return []
     callee = sorted(common)[0]
     title = f"Detach `{shared}` in the first loss: `{callee}({shared}.detach())`"
-    return [ctx.candidate(title, plan, True, "detach-shared")]
+    # The first loss may reach the shared graph another way too (a WGAN-GP critic loss's
+    # `gradient_penalty(critic, real, fake)`), and detaching `fake` in that call would break
+    # the penalty's autograd.grad (torch: "One of the differentiated Tensors does not
+    # require grad"): the detach is offered only when the analysis of the fixed text no
+    # longer finds this.
+    candidate = _verified(ctx, ctx.candidate(title, plan, True, "detach-shared"))
+    return [candidate] if candidate else []
+
+
+def _finding_gone(ctx, new_source: str) -> bool:
+    """This finding is gone from the fixed text, and no error came in its place (a warning
+    may: keeping a graph that a WGAN-GP generator step needs is called needless, AG004)."""
+    from ..analysis import analyze  # the engine imports this module; analysis is cheap
+
+    path = ctx.finding.path or "<string>"
+
+    def errors(source: str) -> Counter:
+        found = analyze(source, path)
+        return Counter((f.code, f.kind) for f in found if f.severity is Severity.ERROR)
+
+    left = errors(ctx.doc.source)
+    left[(ctx.finding.code, ctx.finding.kind)] -= 1
+    return not errors(new_source) - left
+
+
+def _verified(ctx, candidate: Candidate | None) -> Candidate | None:
+    return candidate if candidate is not None and _finding_gone(ctx, candidate.new_source) else None
 
 
 def loss_chain(ctx, receiver, after_line, before_line) -> list[ast.stmt]:
