@@ -43,9 +43,12 @@ MESSAGES = {
     "it hides the carried-graph error (AG001) while every step back-propagates through all "
     "earlier iterations, so each step is slower than the last; detach the carried state "
     "instead",
-    "retain-unneeded": "`retain_graph=True` that no later backward needs: the step's graph "
-    "is kept alive for nothing; remove it (keep it only on the first of two passes over one "
-    "graph)",
+    # "of its iteration": the analysis decides when the loop ends, before what follows it
+    # runs; a backward after the loop may still reuse the last iteration's graph.
+    "retain-unneeded": "`retain_graph=True` that no later backward of its iteration needs: "
+    "the graph is kept until the next iteration replaces it; remove it (keep it only on the "
+    "first of two passes over one graph, or where a backward after the loop reuses the last "
+    "iteration's graph, as a WGAN-GP generator step reuses the critic loop's `fake`)",
 }
 
 VALID = [
