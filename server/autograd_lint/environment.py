@@ -244,6 +244,7 @@ class Environment:
         self._listings: dict[str, frozenset[str] | None] = {}
         self._files: dict[str, Path | None] = {}
         self._distributions: dict[str, dict[str, Distribution]] = {}
+        self._owners_of: dict[str, Distribution | None] = {}  # by file
         self._lock = threading.Lock()
 
     @property
@@ -340,6 +341,11 @@ class Environment:
     def distribution_of(self, file: Path | str) -> Distribution | None:
         """The installed distribution that owns a file found by `resolve_module_file`:
         the *.dist-info (or *.egg-info) beside its top-level package that names it."""
+        key = str(file)
+        with self._lock:
+            if key in self._owners_of:  # asked for every library object the analysis makes
+                return self._owners_of[key]
+        found = None
         path = Path(file)
         # The deepest folder that holds it: a venv inside the project lies under the root.
         for entry in sorted(self.search_path(), key=lambda e: len(e.parts), reverse=True):
@@ -348,8 +354,11 @@ class Environment:
             except ValueError:
                 continue
             if relative.parts:
-                return self._owner(entry, relative.parts[0].removesuffix(".py"))
-        return None
+                found = self._owner(entry, relative.parts[0].removesuffix(".py"))
+                break
+        with self._lock:
+            self._owners_of[key] = found
+        return found
 
     def distribution_named(self, name: str) -> Distribution | None:
         """An installed distribution by name, in the first sys.path folder that has it."""
