@@ -104,6 +104,21 @@ fit(torch.nn.Linear(3, 1), [torch.randn(4, 3) for _ in range(3)])
 """,
         True,
     ),
+    # torch.autograd.backward imported under another name is a backward all the same.
+    "autograd's backward imported under another name": (
+        """
+from torch.autograd import backward as propagate
+
+net = torch.nn.Linear(3, 1)
+u = torch.optim.SGD(net.parameters(), lr=0.1)
+for _ in range(3):
+    x = torch.randn(4, 3)
+    propagate(net(x).pow(2).mean())
+    stepped(net, lambda: net(x).pow(2).mean())
+    u.step()  # flagged
+""",
+        True,
+    ),
     # An AMP grad scaler known by its use (`.scale(loss).backward()`), stepping an
     # optimizer that is a bare parameter: a scaler steps only optimizers.
     "a grad scaler known by its use": (

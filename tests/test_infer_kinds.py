@@ -24,6 +24,23 @@ PROGRAMS = {
         for _ in range(2):
             out, state = rnn(torch.randn(5, 1, 3), state)
     """,
+    # A module whose methods call their instance `this`: `this.rnn` is the class's LSTM.
+    "a method receiver not called self": """
+        import torch
+
+        class Tagger(torch.nn.Module):
+            def __init__(this):
+                super().__init__()
+                this.rnn = torch.nn.LSTM(3, 4)
+
+            def forward(this, x, s):
+                return this.rnn(x, s)
+
+        tagger = Tagger()
+        state = (torch.zeros(1, 1, 4), torch.zeros(1, 1, 4))
+        for _ in range(2):
+            out, state = tagger(torch.randn(5, 1, 3), state)
+    """,
     # A user's cell named like torch's LSTM returns one tensor: its name says nothing.
     "a local class named LSTM": """
         import torch

@@ -182,7 +182,7 @@ class Inference:
         if isinstance(node, ast.Name):
             return self.name_kinds(node.id, scope, depth + 1)
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
-            owner = self._class_of_scope(scope) if node.value.id == "self" else None
+            owner = self._class_of_scope(scope) if self._is_receiver(node.value.id, scope) else None
             return self.attribute_kinds(node.attr, owner, depth + 1)
         if isinstance(node, ast.BinOp):
             sides = self.kinds(node.left, scope, depth + 1) | self.kinds(
@@ -274,7 +274,7 @@ class Inference:
                     if index == () and isinstance(value, ast.Call):
                         constructor = value
         elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
-            owner = self._class_of_scope(scope) if func.value.id == "self" else None
+            owner = self._class_of_scope(scope) if self._is_receiver(func.value.id, scope) else None
             where = owner if owner is not None else self.tree
             for node in ast.walk(where):
                 if isinstance(node, ast.Assign):
@@ -323,7 +323,7 @@ class Inference:
                     function = _method(instance_class, "forward")
         elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
             owner = None
-            if func.value.id == "self":
+            if self._is_receiver(func.value.id, scope):
                 owner = self._class_of_scope(scope)
             else:
                 owner = self._instance_class(func.value.id, scope)
@@ -341,6 +341,17 @@ class Inference:
                     if class_name in self.classes:
                         return self.classes[class_name]
         return None
+
+    def _is_receiver(self, name: str, scope) -> bool:
+        """Whether `name` is the instance a method runs on: the first parameter of the
+        method that is (or encloses) `scope`, whatever it is called."""
+        for node in (scope, *self.document.ancestors(scope)):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                parent = self.document.parents.get(node)
+                if isinstance(parent, ast.ClassDef):
+                    first = [*node.args.posonlyargs, *node.args.args][:1]
+                    return bool(first) and first[0].arg == name
+        return False
 
     def _class_of_scope(self, scope) -> ast.ClassDef | None:
         return next(

@@ -204,7 +204,7 @@ def _check_scope(scope, path: str, facts, optimizers, aliases) -> list[Finding]:
     found: list[Finding] = []
     try:
         if zero_grad.wanted(text):
-            found.extend(zero_grad.check(scope, facts, path))
+            found.extend(zero_grad.check(scope, facts, path, aliases))
         if data_attr.wanted(text):
             found.extend(data_attr.check(scope, path, aliases))
         if inplace.wanted(text):

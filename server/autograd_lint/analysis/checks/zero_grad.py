@@ -66,8 +66,14 @@ class Event:
 
 
 class EventCollector:
-    def __init__(self, facts: FileFacts, evidence=None, scope=None):
+    def __init__(self, facts: FileFacts, evidence=None, scope=None, aliases=None):
         self.facts = facts
+        self.aliases = aliases or {}  # the file's imports: local name -> dotted name
+        # Local names of torch.autograd.backward (`from torch.autograd import backward as
+        # bw`): a line calling one holds an event whatever its text says.
+        self.backward_names = frozenset(
+            local for local, dotted in self.aliases.items() if dotted == "torch.autograd.backward"
+        )
         self.scope = scope
         self.evidence = evidence  # roles.ScopeEvidence of the scope: what its use shows
         self.events: list[Event] = []
@@ -125,14 +131,15 @@ class EventCollector:
         text = source_text(self.block, root)
         if EVENT_TEXT.search(text):
             return True
-        names = self.facts.candidates.keys()
+        names = self.facts.candidates.keys() | self.backward_names
         return bool(names) and not names.isdisjoint(IDENTIFIER.findall(text))
 
     def call(self, node: ast.Call, frames, group) -> None:
         func = node.func
         attr = func.attr if isinstance(func, ast.Attribute) else ""
         name = dotted_name(func) or attr
-        if attr in ("backward", "manual_backward") or name == "torch.autograd.backward":
+        qualified = roles.qualify(name, self.aliases) if name else ""
+        if attr in ("backward", "manual_backward") or qualified == "torch.autograd.backward":
             self.add("backward", node, frames, group)
         elif attr == "zero_grad":
             self.add("zero", node, frames, group, dotted_name(func.value))
@@ -189,8 +196,8 @@ class EventCollector:
         self.events.append(event)
 
 
-def check(scope: Scope, facts: FileFacts, path: str = "") -> list:
-    collector = EventCollector(facts, roles.scope_roles(scope), scope)
+def check(scope: Scope, facts: FileFacts, path: str = "", aliases=None) -> list:
+    collector = EventCollector(facts, roles.scope_roles(scope), scope, aliases)
     for block, statement in scope.items:
         collector.block = block
         collector.statement(statement, (), ("scope", 0))
