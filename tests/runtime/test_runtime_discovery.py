@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+from types import SimpleNamespace
 
 import pytest
 from autograd_lint.cli import main
@@ -19,16 +20,15 @@ from autograd_lint.runtime.discovery import runtime_findings
 from autograd_lint.runtime.growth import growth
 from autograd_lint.runtime.runner import RuntimeVerdict, confirm
 from runtime_support import SCRIPTS, TIMEOUT_S, options, tagged_line
-from warm_python import WarmPython
 
 DISCOVERY = SCRIPTS / "discovery"
 FREED = "Trying to backward through the graph a second time"
 
 
 @pytest.fixture(scope="module")
-def warm():
-    with WarmPython() as interpreter:
-        yield interpreter
+def warm(torch_python):
+    # The session's warm interpreter (tests/conftest.py), shared with the other runtime tests.
+    return SimpleNamespace(shim=torch_python)
 
 
 def discover(warm, name: str, **overrides) -> tuple[RuntimeVerdict, list]:

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from multiprocessing.pool import ThreadPool
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from autograd_lint.runtime.growth import growth
 from autograd_lint.runtime.runner import GROWTH_CODES, RuntimeVerdict, confirm
 from runtime_support import SAMPLES, findings_for, options
-from warm_python import WarmPython
 
 SAMPLE_FILES = sorted(SAMPLES.glob("*.py"))
 RUNTIME_CODES = ("AG001", "AG002", "AG007")  # the findings the harness can confirm
@@ -36,9 +36,9 @@ def run(
 
 
 @pytest.fixture(scope="module")
-def warm():
-    with WarmPython() as interpreter:
-        yield interpreter
+def warm(torch_python):
+    # The session's warm interpreter (tests/conftest.py), shared with the other runtime tests.
+    return SimpleNamespace(shim=torch_python)
 
 
 @pytest.fixture(scope="module")
