@@ -602,7 +602,7 @@ class CallMixin:
         """A parameter no caller we see passes: what its uses in the function say it is."""
         if self.no_guesses:
             return NOTHING
-        return self.refine(name, NOTHING)
+        return self.refine(name, NOTHING, binding=True)  # a parameter: no snippet's global
 
     def refine(self, path: str | None, val: Val, binding: bool = False) -> Val:
         """A value bound to `path` that we know nothing of, made a module or an optimizer
