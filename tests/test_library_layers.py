@@ -28,6 +28,7 @@ from autograd_lint.analysis import analyze
 from autograd_lint.analysis.library_layers import summary_state
 
 FREED = "backward through the graph a second time"
+INPLACE = "modified by an inplace operation"
 STAND_IN = (
     "import sys, types\n"
     "sys.modules.setdefault('torch_sparse', types.ModuleType('torch_sparse'))\n"
@@ -80,7 +81,12 @@ RUNNER = STAND_IN + textwrap.dedent("""\
             exec(compile(source, "<program>", "exec"), {"__name__": "__main__"})
             results.append("clean")
         except RuntimeError as exc:
-            results.append("freed" if FREED in str(exc) else repr(exc))
+            if FREED in str(exc):
+                results.append("freed")
+            elif INPLACE in str(exc):
+                results.append("inplace")
+            else:
+                results.append(repr(exc))
     print(json.dumps(results))
     """)
 
@@ -88,7 +94,7 @@ RUNNER = STAND_IN + textwrap.dedent("""\
 def run_all(sources: list[str]) -> dict[str, str]:
     """Run every program with the installed libraries, in one fresh interpreter."""
     done = subprocess.run(
-        [sys.executable, "-c", f"FREED = {FREED!r}\n" + RUNNER],
+        [sys.executable, "-c", f"FREED, INPLACE = {FREED!r}, {INPLACE!r}\n" + RUNNER],
         input=json.dumps(sources), capture_output=True, text=True, timeout=600,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-2000:]
@@ -124,8 +130,17 @@ for epoch in range(3):
     loss.backward()
     optimizer.step()
 """
+
+
+# The graph kept alive across epochs instead (#305's first reply): the next epoch's backward
+# reaches the weights that optimizer.step() changed in place.
+def retained(layer: str, make: str) -> str:
+    return program(layer, make).replace("cost.backward()", "cost.backward(retain_graph=True)")
+
+
 ALL = [
     *(program(layer, make) for layer, make, _ in LAYERS),
+    *(retained(layer, make) for layer, make, _ in LAYERS),
     *(program(layer, make, *reset) for layer, make, _ in LAYERS for reset in RESETS),
     *(GCN_LOOP.replace("CACHED", cached) for cached in ("False", "True")),
 ]
@@ -162,6 +177,15 @@ def test_the_weight_reset_or_detached_per_epoch_is_clean(
     source = program(layer, make, per_epoch, after_step)
     assert outcomes[source] == "clean"
     assert errors(source) == []
+
+
+@pytest.mark.parametrize("layer, make, file", LAYERS, ids=["O", "H"])
+def test_retaining_the_kept_graph_across_a_step_is_found_as_an_in_place_change(
+    outcomes, layer, make, file
+):
+    source = retained(layer, make)
+    assert outcomes[source] == "inplace"
+    assert [f.code for f in errors(source)] == ["AG007"]
 
 
 def test_the_summary_finds_the_reset_method_in_the_source():

@@ -197,6 +197,14 @@ class LayerStateMixin:
             )
             for origin in kept.origins - given:
                 notes.setdefault(origin, note)
+        if any(not o.leaf for o in before):
+            # Fed its kept state, which has history, the layer saves its weights for its
+            # gradient even over plain data (EvolveGCNO's GRU over the last weight): an
+            # optimizer step before that graph is back-propagated again changes them.
+            owners = {o for o in self.receivers if o is not None} | {ref}
+            for origin in result.origins - given:
+                if not origin.leaf and origin.site.node is self.call_site:
+                    self.weight_saves[origin] = self.weight_saves.get(origin, frozenset()) | owners
         return Val(result.origins | before) if before else result
 
     def library_call(self, node: ast.Call, qualified: str, args=None) -> Val | None:
