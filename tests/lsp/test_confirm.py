@@ -24,15 +24,19 @@ SAMPLE = SAMPLES / "ag001_rnn_hidden_buggy.py"
 RUN_TIMEOUT = 150.0
 
 
-def settings(*, enabled: bool, trusted: bool) -> dict:
+def settings(*, enabled: bool, trusted: bool, python: str | None = None) -> dict:
     runtime = {"enabled": enabled, "device": "cpu", "maxSteps": 3, "timeoutSeconds": 120}
+    if python is not None:
+        runtime["python"] = python
     return {"runtime": runtime, "workspaceTrusted": trusted}
 
 
-async def open_sample(client, *, enabled: bool, trusted: bool, editor: str = "vscode"):
+async def open_sample(
+    client, *, enabled: bool, trusted: bool, editor: str = "vscode", python: str | None = None
+):
     """An editor's session with these settings (pulled and initial), the sample open, and its
     AG001 diagnostic."""
-    options = settings(enabled=enabled, trusted=trusted)
+    options = settings(enabled=enabled, trusted=trusted, python=python)
     client.set_configuration(options, section="autograd-lint")
     capabilities = client_capabilities(CLIENTS[editor])
     await start(
@@ -109,9 +113,12 @@ async def test_refused_unless_enabled_and_trusted(bare_client, enabled, trusted,
 
 
 @pytest.mark.parametrize("editor", ["vscode", "neovim"])  # push, and pull with refresh
-async def test_confirmed_verdict_shows_on_the_diagnostic(bare_client, editor):
+async def test_confirmed_verdict_shows_on_the_diagnostic(bare_client, editor, torch_python):
     client = bare_client
-    doc, ag001 = await open_sample(client, enabled=True, trusted=True, editor=editor)
+    # VS Code's run starts the server's own interpreter; Neovim's names the warm one
+    # (tests/conftest.py) in `runtime.python`, as a user names theirs.
+    python = torch_python if editor == "neovim" else None
+    doc, ag001 = await open_sample(client, enabled=True, trusted=True, editor=editor, python=python)
     assert "confirmed at runtime" not in ag001.message
     (action,) = await confirm_actions(client, doc, ag001)
     assert action["title"] == "Confirm AG001 at runtime"
