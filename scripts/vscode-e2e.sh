@@ -264,10 +264,15 @@ run_offline_session() {
   prepare_offline || return 1
   if command -v ip >/dev/null && unshare --net true 2>/dev/null; then
     # code-server and chromium in one network namespace: loopback only
-    AGL_RUN=$RUN AGL_SAMPLE=$SAMPLE unshare --net -- bash "$0" offline-in-namespace "${driver_env[@]}"
+    AGL_RUN=$RUN AGL_SAMPLE=$SAMPLE unshare --net -- bash "$0" offline-in-namespace "${driver_env[@]}" || return 1
   else
     log "offline: no network namespace (unshare refused); pip's sources are cut off instead"
-    (offline_env && run_session offline trusted ui-offline.mjs "${driver_env[@]}")
+    (offline_env && run_session offline trusted ui-offline.mjs "${driver_env[@]}") || return 1
+  fi
+  # The one info line of a start says where the server runs from.
+  if ! grep -rhq "is running (bundled server" "$ARTIFACTS/cs-offline/vscode-logs"; then
+    echo "offline: the server did not run from the bundled libraries" >&2
+    return 1
   fi
 }
 

@@ -4,10 +4,12 @@
 // must come all the same, with no prompt to install anything: the server runs from the VSIX's
 // bundled/libs with that Python. The hover tells the story; the light bulb of the universal
 // VSIX (no libcst) offers "Ignore", the platform one the rewrite.
-// Screenshots: offline-first-run.png, offline-hover.png, offline-quickfix.png.
+// Then a correct DCGAN shows no squiggle (its `.data` reads for logging are hints).
+// Screenshots: offline-first-run.png, offline-hover.png, offline-quickfix.png,
+// offline-dcgan-quiet.png.
 // Env: CS_URL, WS_DIR, SAMPLE, SHOTS, PRIVATE_ENV (the private environment's folder, which
 // must not be created), EXPECT_REWRITES (1: the VSIX has libcst for this platform).
-import { existsSync, readFileSync } from "node:fs";
+import { copyFileSync, existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { launchBrowser, stopwatch } from "./browser.mjs";
 
@@ -43,9 +45,7 @@ async function firstSquiggle() {
   if (PRIVATE_ENV && existsSync(PRIVATE_ENV)) {
     throw new Error(`the private environment was created: ${PRIVATE_ENV}`);
   }
-  // The language status item names the bundled server.
-  await page.locator(".statusbar-item", { hasText: "{" }).first().hover().catch(() => {});
-  await shot("offline-first-run");
+  await shot("offline-first-run"); // vscode-e2e.sh checks the log's "is running (bundled server"
   return squiggle;
 }
 
@@ -79,10 +79,30 @@ async function hoverAndLightBulb(squiggle) {
   await page.keyboard.press("Escape");
 }
 
+// A correct DCGAN that logs `output.data.mean()`: the three AG006 reads are hints (drawn as
+// faint dots, never in the Problems list), and nothing else is drawn.
+async function quietDcgan() {
+  const file = "dcgan_logging_correct.py";
+  copyFileSync(new URL(`../test/fixtures/${file}`, import.meta.url), join(WS_DIR, file));
+  await page.keyboard.press("Control+P");
+  await page.locator(".quick-input-widget input").fill(file);
+  await page.locator(".quick-input-list .monaco-list-row", { hasText: file }).first().waitFor({ timeout: 15_000 });
+  await page.keyboard.press("Enter");
+  await page.locator(".monaco-editor .squiggly-hint").first().waitFor({ state: "attached", timeout: 60_000 });
+  const hints = await page.locator(".monaco-editor .squiggly-hint").count();
+  const loud = await page.locator(".monaco-editor .squiggly-error, .monaco-editor .squiggly-warning, .monaco-editor .squiggly-info").count();
+  lap(`dcgan: ${hints} hint decorations, ${loud} squiggles`);
+  if (loud !== 0) {
+    throw new Error(`a correct DCGAN has ${loud} squiggles`);
+  }
+  await shot("offline-dcgan-quiet");
+}
+
 let ok = false;
 try {
   const squiggle = await firstSquiggle();
   await hoverAndLightBulb(squiggle);
+  await quietDcgan();
   ok = true;
 } catch (error) {
   console.log(`ui-offline error: ${error.message}`);

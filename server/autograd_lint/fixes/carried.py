@@ -38,6 +38,11 @@ def carried_fixes(ctx: Context) -> list[Candidate]:
     if not carriers:
         return []
     if ctx.finding.kind == "accumulated":
+        if _sum_restarted(ctx, carriers):
+            # The sum already starts again after its backward (voxelpose issue 47's
+            # `pending = 0`): what frees the graphs it holds is another backward of the same
+            # step, which neither a reset nor a detach mends (docs/fixes.md).
+            return []
         found = _accumulated_loss(ctx, loop, carriers)
         if found:
             return found
@@ -342,6 +347,29 @@ def _backward_own_loss(ctx, name, accumulation, term, call) -> list[Candidate]:
     kept = "a plain number" if as_number else "a tensor without its graph"
     title = f"Back-propagate `{own}` itself and keep `{name}` as {kept}"
     return [ctx.candidate(title, plan, True, "backward-own-loss")]
+
+
+def _sum_restarted(ctx, carriers) -> bool:
+    call = ctx.fails_call()
+    if call is None:
+        return False
+    backward = ctx.doc.statement_containing(ctx.doc.span(call))
+    return any(_restarted_after(ctx.doc, backward, name) for name, _ in carriers)
+
+
+def _restarted_after(doc, backward: ast.stmt, name: str) -> bool:
+    """Whether the statement right after `backward` in its block rebinds `name`."""
+    try:
+        body = doc.block_of(backward)[2]
+    except LookupError:
+        return False
+    index = next((i for i, s in enumerate(body) if s is backward), None)
+    if index is None or index + 1 >= len(body):
+        return False
+    after = body[index + 1]
+    return isinstance(after, ast.Assign) and any(
+        isinstance(t, ast.Name) and t.id == name for t in after.targets
+    )
 
 
 def _restart_sum(ctx, name, loop, backward) -> list[Candidate]:
