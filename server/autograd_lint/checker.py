@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from .analysis import Finding, Span, analyze
-from .analysis.library_layers import summaries_from
+from .analysis.library_layers import summaries_from, summaries_of
 from .analysis.suppress import filter_suppressed
 from .config import SYNTAX_ERROR_CODE, Settings
 from .rules import severity_of
@@ -55,8 +55,7 @@ def check_source(
     try:
         # The libraries of the interpreter the workspace behind the resolver resolves into
         # (the editor's, `--python`), not the server's: what library layers keep.
-        workspace = getattr(resolver, "__self__", None)
-        with summaries_from(getattr(workspace, "library_summaries", None)):
+        with summaries_from(summaries_of(getattr(resolver, "__self__", None))):
             findings = analyze(source, path, cache=cache, resolver=resolver)
     except Exception:
         log.exception("internal error while analysing %s; no findings reported for it", path)

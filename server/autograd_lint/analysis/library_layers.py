@@ -23,6 +23,7 @@ the running interpreter's.
 from __future__ import annotations
 
 import logging
+import sys
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -42,6 +43,16 @@ def summaries_from(summaries):
         yield
     finally:
         _SUMMARIES.reset(token)
+
+
+def summaries_of(workspace):
+    """The summaries to analyse a workspace's file with: its own where its interpreter is
+    another than the one running us (`--python`, the editor's choice), else None (the
+    running interpreter's, one set for the whole process)."""
+    environment = getattr(workspace, "environment", None)
+    if environment is None or environment.python == sys.executable:
+        return None
+    return workspace.library_summaries
 
 
 def current_summaries():
