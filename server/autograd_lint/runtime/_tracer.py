@@ -34,6 +34,7 @@ class ScriptTracer:
         self.line_numbers = []
         self.importing = None  # the interpreter's __import__, which ours wraps
         self.tracing = False
+        self.recording = None  # the _lines module, when the script was compiled with calls
 
     def start(self):
         # While a module loads, no line of the script runs, yet with a trace function set
@@ -46,7 +47,17 @@ class ScriptTracer:
         self.tracing = True
         sys.settrace(self.global_trace)
 
+    def start_recording(self, lines, loop_lines):
+        """Records through the calls `_lines.py` compiled into the script (whose loop
+        statements start at `loop_lines`): no trace function is set, so nothing else the
+        process runs pays for it."""
+        self.recording = lines
+        lines.install(self, loop_lines)
+
     def stop(self):
+        if self.recording is not None:
+            self.recording.uninstall()
+            self.recording = None
         self.tracing = False
         sys.settrace(None)
         if self.importing is not None and builtins.__import__ == self.untraced_import:

@@ -5,8 +5,8 @@
 
 This file is also run by path (`python .../harness.py`) with the user's own interpreter,
 which may not have autograd-lint installed: it imports only the standard library, torch
-(after the script's device is fixed) and its siblings `_graph.py`, `_tracer.py` and `_calls.py`,
-and keeps to Python 3.8 syntax.
+(after the script's device is fixed) and its siblings `_graph.py`, `_tracer.py`, `_lines.py`
+and `_calls.py`, and keeps to Python 3.8 syntax.
 
 Results go to a dedicated channel (`--result-fd`, an inherited pipe, or `--result-file`) as
 JSON lines, so nothing the script prints can corrupt them. The last line is the verdict:
@@ -71,6 +71,12 @@ def parse_args(argv):
         "--keep-going",
         action="store_true",
         help="after a failing backward, skip it and go on (up to --max-steps calls)",
+    )
+    parser.add_argument(
+        "--trace-lines",
+        action="store_true",
+        help="follow the script's lines with sys.settrace instead of compiling recording "
+        "calls into it (slower: everything the process runs is traced)",
     )
     parser.add_argument(
         "--bare-stop",
@@ -467,21 +473,28 @@ def main(argv=None):
     global calls
     calls = load_sibling("_calls")
     channel.send("start", pid=os.getpid(), torch=torch.__version__, python=sys.version.split()[0])
-    tracer = None
+    tracer = code = None
     if not args.bare_stop:
         tracer = tracer_module.ScriptTracer(
             script, args.loop_lines, torch._C._autograd._get_sequence_nr
         )
+        lines = load_sibling("_lines")
+        code = None if args.trace_lines else lines.instrumented_code(script)
     instrumentation = Instrumentation(torch, graph, args, script, channel, tracer)
     install(torch, instrumentation)
 
     # Look like `python script.py` run from the script's folder.
     sys.argv = [script] + list(args.script_args)
     outcome = 0
-    if tracer is not None:
+    if code is not None:
+        tracer.start_recording(lines, code[1])
+    elif tracer is not None:
         tracer.start()
     try:
-        runpy.run_path(script, run_name="__main__")
+        if code is not None:
+            lines.run_as_main(code[0], script)
+        else:
+            runpy.run_path(script, run_name="__main__")
     except _HarnessStop:
         pass
     except SystemExit as exit_:
