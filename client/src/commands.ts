@@ -60,7 +60,9 @@ export function runtimeAllowed(uri: vscode.Uri | undefined): CommandResult {
 /**
  * The arguments for the server's confirm command when it is run from the palette: the
  * finding under the cursor whose rule the server says a run can confirm (any finding when
- * the server does not say; it refuses the others itself).
+ * the server does not say; it refuses the others itself). Elsewhere in the file, a run of
+ * its training loops, as the "Run at runtime" lens asks: the palette is the way in where no
+ * lens is shown (lenses turned off, a notebook cell). The server says when there is none.
  */
 export function confirmArguments(client: LanguageClient | undefined): unknown[] | undefined {
   const editor = vscode.window.activeTextEditor;
@@ -72,7 +74,7 @@ export function confirmArguments(client: LanguageClient | undefined): unknown[] 
     (d) => !confirmable || confirmable.has(codeOf(d)),
   );
   if (!finding) {
-    return undefined;
+    return [{ uri: editor.document.uri.toString(), discover: true }];
   }
   const { start, end } = finding.range;
   return [
