@@ -99,11 +99,12 @@ SCALAR_ATTRIBUTES = frozenset({"shape", "dtype", "device", "ndim", "is_cuda", "r
 BUILTIN_NAMES = frozenset(dir(builtins))
 
 
-def _sources(expr: ast.AST, tainted: dict[str, set]) -> set:
+def _sources(expr: ast.AST, tainted: dict[str, set], reads: list | None = None) -> set:
     """The callables whose results `expr` may hold: the calls in it, and what the names
     and paths it reads were assigned from. A call's result is a new value: what its
     callee was assigned from (`model = create_model()`) is not in it, but a method's
-    receiver is (`out.view(-1)` holds what `out` holds)."""
+    receiver is (`out.view(-1)` holds what `out` holds). `reads`: gets the paths looked
+    up in `tainted`."""
     found: set = set()
     todo = [expr]
     while todo:
@@ -131,6 +132,8 @@ def _sources(expr: ast.AST, tainted: dict[str, set]) -> set:
             path = _path(node)
             if path is not None:
                 found |= tainted.get(path, set())
+                if reads is not None:
+                    reads.append(path)
                 continue
         if isinstance(node, (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             continue
@@ -177,13 +180,20 @@ class ScopeEvidence:
         flows = [n for n in nodes if not isinstance(n, (ast.Attribute, ast.Return))]
         # A parameter's value stands for whatever the caller passes (see Roles).
         tainted: dict[str, set] = {name: {param_source(name)} for name in params}
-        for _ in range(2):  # assignments out of order (loops): a second round settles them
-            for node in flows:
-                self._flow(node, tainted)
+        versions: dict[str, int] = {}  # path -> how many times its sources grew
+        seen = [self._flow(node, tainted, versions) for node in flows]
+        # A second round settles assignments out of order (loops). Only a flow that read
+        # a path whose sources grew after it read them can find more: the others would
+        # find what they found and add nothing, and are not worked out again.
+        for node, read in zip(flows, seen):
+            if read and any(versions.get(path, 0) != version for path, version in read):
+                self._flow(node, tainted, versions)
         for node in nodes:
             self._use(node, tainted)
 
-    def _flow(self, node: ast.AST, tainted: dict[str, set]) -> None:
+    def _flow(self, node: ast.AST, tainted: dict[str, set], versions: dict[str, int]):
+        """Adds what `node` assigns to `tainted`; returns the paths its value read, each
+        with its version then (None when it assigns nothing)."""
         value, targets = None, ()
         if isinstance(node, ast.Assign):
             value, targets = node.value, node.targets
@@ -202,19 +212,24 @@ class ScopeEvidence:
         ):
             value, targets = node, (node.func.value,)
         if value is None:
-            return
+            return None
         if isinstance(value, ast.Call) and not isinstance(node, ast.Call):
             maker = _path(value.func)
             if maker is not None:
                 made = self.made.setdefault(maker, set())
                 for target in targets:
                     made.update(_targets(target))
-        found = _sources(value, tainted)
-        if not found:
-            return
-        for target in targets:
-            for path in _targets(target):
-                tainted.setdefault(path, set()).update(found)
+        reads: list[str] = []
+        found = _sources(value, tainted, reads)
+        read = [(path, versions.get(path, 0)) for path in reads]
+        if found:
+            for target in targets:
+                for path in _targets(target):
+                    kept = tainted.setdefault(path, set())
+                    if not found <= kept:
+                        kept |= found
+                        versions[path] = versions.get(path, 0) + 1
+        return read
 
     def _use(self, node: ast.AST, tainted: dict[str, set]) -> None:
         if isinstance(node, ast.Attribute) and node.attr in OPTIMIZER_ATTRIBUTES:
