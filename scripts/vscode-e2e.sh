@@ -20,7 +20,8 @@
 # Env: PREFIX (tools; default /tmp/agl-e2e; keep it short: unix sockets are limited to 107 chars),
 #      ARTIFACTS (screenshots and logs; default <repo>/.e2e), PYTHON (the interpreter that has
 #      autograd_lint; default <repo>/.venv/bin/python, else python3), SESSIONS (which of
-#      "exthost ui notebook offline shots" to run; default all but shots). Needs root for
+#      "exthost ui notebook offline shots" to run; default all but shots), VSIX_TARGET
+#      (linux-x64: build and test the platform VSIX, with libcst). Needs root for
 #      apt-get (and, for the offline session's network namespace, unshare; without it pip's
 #      sources are cut off instead).
 set -euo pipefail
@@ -141,8 +142,17 @@ check_installed() {
 build_extension() {
   use_node24
   log "build: esbuild, server wheel, vsce package, tests"
-  (cd "$ROOT" && quietly npm run package && quietly node esbuild.mjs --tests)
-  VSIX="$ROOT/autograd-lint-$(node -p 'require(process.argv[1]).version' "$ROOT/package.json").vsix"
+  local version
+  version=$(node -p 'require(process.argv[1]).version' "$ROOT/package.json")
+  if [ -n "${VSIX_TARGET:-}" ]; then
+    # the platform VSIX (libcst inside): the offline session then expects the rewrites too
+    (cd "$ROOT" && quietly npm run "package:$VSIX_TARGET" && quietly node esbuild.mjs --tests)
+    VSIX="$ROOT/autograd-lint-$VSIX_TARGET-$version.vsix"
+    export EXPECT_REWRITES=1
+  else
+    (cd "$ROOT" && quietly npm run package && quietly node esbuild.mjs --tests)
+    VSIX="$ROOT/autograd-lint-$version.vsix"
+  fi
   log "$(basename "$VSIX"): $(du -k "$VSIX" | cut -f1) KiB"
   cs_cli --extensions-dir "$RUN/exts" --force --install-extension "$VSIX" >/dev/null
 }

@@ -68,10 +68,9 @@ async function one([code, file]) {
   await goTo(file, line);
   const squiggle = page.locator(".monaco-editor .squiggly-error, .monaco-editor .squiggly-warning, .monaco-editor .squiggly-info").first();
   await squiggle.waitFor({ timeout: 60_000 });
-  // Hover the finding's own span (a file may have other squiggles).
-  const row = page.locator(".view-line").filter({ hasText: found.message.match(/`([^`]+)`/)?.[1] ?? "" }).first();
+  // Hover the squiggle on the finding's line (the cursor's line; a file may have others).
   const lineBox = await page.locator(".view-overlays .current-line").first().boundingBox();
-  const target = (await squiggle.boundingBox()) ?? (await row.boundingBox());
+  const target = await squiggle.boundingBox();
   const y = lineBox ? lineBox.y + lineBox.height / 2 : target.y + target.height / 2;
   const squiggles = await page.locator(".monaco-editor .squiggly-error, .monaco-editor .squiggly-warning, .monaco-editor .squiggly-info").all();
   let center = [target.x + target.width / 2, target.y + target.height / 2];
@@ -91,6 +90,8 @@ async function one([code, file]) {
   await shot(`shot-${code}-hover`);
   await page.mouse.click(...center);
   await page.keyboard.press("Escape");
+  await page.mouse.move(0, 0); // the hover fades out; the menu's screenshot shows the menu
+  await page.locator(".monaco-hover").first().waitFor({ state: "hidden", timeout: 10_000 }).catch(() => {});
   await page.keyboard.press("Control+.");
   const rows = page.locator(".action-widget .monaco-list-row");
   await rows.first().waitFor({ timeout: 15_000 });
