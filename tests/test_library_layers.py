@@ -212,3 +212,37 @@ def test_a_layer_keeping_what_its_edges_carry_trains_cleanly(outcomes, cached):
 ])  # fmt: skip
 def test_classes_that_keep_nothing_or_are_not_a_librarys_have_no_state(qualified):
     assert summary_state(qualified) is None
+
+
+SPIKING_LOOP = """\
+import torch
+import snntorch as snn
+
+torch.manual_seed(0)
+fc = torch.nn.Linear(3, 3)
+lif = snn.Leaky(beta=0.9)
+optimizer = torch.optim.SGD(fc.parameters(), lr=0.1)
+for step in range(3):
+    optimizer.zero_grad()
+    spk, mem = lif(fc(torch.rand(2, 3)))
+    mem.sum().backward()
+    optimizer.step()
+"""
+
+
+def test_a_row_layers_finding_points_at_the_line_of_the_library_that_keeps_its_state():
+    """snntorch's Leaky is a keeps-state row; its evidence step is the line of its
+    forward that keeps `self.mem`, which the summary of its source finds."""
+    namespace: dict = {}
+    try:
+        exec(compile(SPIKING_LOOP, "<spiking loop>", "exec"), namespace)
+    except RuntimeError as exc:
+        assert FREED in str(exc)
+    else:
+        raise AssertionError("the loop ran: Leaky kept no graph")
+    (found,) = errors(SPIKING_LOOP)
+    inside = [step for step in found.evidence if step.path]
+    assert len(inside) == 1
+    assert inside[0].path.replace("\\", "/").endswith("snntorch/_neurons/leaky.py")
+    assert "self.mem" in linecache.getline(inside[0].path, inside[0].span.start.line)
+    assert "reset_mem()" in inside[0].message

@@ -15,7 +15,7 @@ import logging
 
 from . import library_models
 from .library_distributions import DistributionMixin, Note, source_site
-from .library_layers import SummaryState, bound_inputs, summary_state
+from .library_layers import SummaryState, bound_inputs, current_summaries, summary_state
 from .values import CONTAINER, EMPTY, MODULE, NOTHING, Binding, LoopPass, Val
 
 log = logging.getLogger(__name__)
@@ -118,6 +118,18 @@ def layer_state(qualified: str | None):
     return kept_state(qualified) or summary_state(qualified)
 
 
+def kept_site(qualified: str, effect):
+    """Where a keeps-state row's layer assigns what it keeps (`self.mem = ...` in
+    snntorch's leaky.py), as its source's summary says; None when it cannot be read."""
+    try:
+        state = current_summaries().class_state(qualified)
+    except Exception:  # noqa: BLE001 - evidence we cannot find costs only its step
+        log.exception("autograd-lint: could not summarise %s", qualified)
+        return None
+    kept = [k for k in state.kept if k.name in effect.get("attributes", ())] if state else []
+    return source_site(kept[0].path, kept[0].line) if kept else None
+
+
 def reset_functions() -> frozenset[str]:
     """Qualified library functions that reset every stateful layer of a model they get
     (`snntorch.utils.reset(net)`, spikingjelly's `functional.reset_net(net)`)."""
@@ -164,6 +176,11 @@ class LayerStateMixin:
             result = Val(result.origins | stored.val.origins)
         site = self.site(self.call_site)
         self.state.heap[(ref, attribute)] = Binding(Val(result.origins), site)
+        row = row_for(ref[1])
+        note = Note((ref[1], "keeps-state"), row.says, ref[3], lambda: kept_site(ref[1], effect))
+        given = EMPTY.union(*(a.origins for a in args))
+        for origin in result.origins - given:
+            self.library_notes().setdefault(origin, note)
         return result
 
     def carry_summarised_state(self, ref, effect: SummaryState, args, result: Val) -> Val:
