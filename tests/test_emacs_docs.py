@@ -80,6 +80,6 @@ def test_the_documented_emacs_config_works_as_written(page, config, tmp_path):
     )
     assert run.returncode == 0, run.stdout + run.stderr[-3000:]
     (diag,) = [line for line in run.stdout.splitlines() if line.startswith("DIAG ")]
-    severity = "warning" if ":AG001 \"warning\"" in config else "error"
+    severity = "warning" if ':AG001 "warning"' in config else "error"
     assert diag.startswith(f"DIAG eglot-{severity} "), diag
     assert "carries the graph" in diag
