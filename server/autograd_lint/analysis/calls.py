@@ -251,8 +251,10 @@ class CallMixin:
             # no tensor op): only assumed to pass its arguments' graphs on.
             return self.union(args, node, assumed=True)
         unbound = dotted is not None and self.lookup(dotted.partition(".")[0]) is None
-        if method.endswith("_") and not method.endswith("__") and not (
-            unbound and not receiver.origins
+        if (
+            method.endswith("_")
+            and not method.endswith("__")
+            and not (unbound and not receiver.origins)
         ):
             self.modify_in_place(func.value, args, node)
             return self.ev(func.value) if isinstance(func.value, ast.Name) else NOTHING

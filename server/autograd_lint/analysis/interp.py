@@ -93,6 +93,17 @@ def assigned_names(node: ast.AST, field: str = "body") -> frozenset[str]:
 _ASSIGNED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
+def condition_names(test: ast.expr) -> tuple[str, ...]:
+    """The names a condition reads, kept while the tree lives (asked at every `if`, every pass)."""
+    found = _CONDITION_NAMES.get(test)
+    if found is None:
+        found = _CONDITION_NAMES[test] = tuple(n.id for n in walk(test) if isinstance(n, ast.Name))
+    return found
+
+
+_CONDITION_NAMES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
 MAX_UNROLL_DEPTH = 3  # nested loops unrolled twice each; deeper ones get one pass
 MAX_CALL_DEPTH = 4  # local functions inlined this deep
 INLINE_BUDGET = 300  # inlined calls per analysis root, to bound the work on odd code
@@ -436,7 +447,7 @@ class Interpreter(ExpressionMixin, CallMixin, LibraryMixin, LayerStateMixin):
 
     def stable_here(self, test: ast.expr) -> bool:
         """No enclosing loop of this frame assigns a name the condition reads."""
-        read = {n.id for n in walk(test) if isinstance(n, ast.Name)}
+        read = set(condition_names(test))
         return not any(read & assigned_names(loop.node) for loop in self.loop_frames)
 
     def remember_branches(self, condition, node: ast.If, after_body, after_else, befores) -> None:
@@ -467,7 +478,7 @@ class Interpreter(ExpressionMixin, CallMixin, LibraryMixin, LayerStateMixin):
     def condition_guards(self, test: ast.expr) -> tuple:
         """The bindings of the names a condition reads: another `if` on it takes the same
         branch only while they are the same (`found = False` in between makes it another)."""
-        return tuple(self.lookup(n.id) for n in walk(test) if isinstance(n, ast.Name))
+        return tuple(self.lookup(name) for name in condition_names(test))
 
     def branch_memory(self, key, test: ast.expr):
         found = self.frame.branches.get(key)
