@@ -185,3 +185,56 @@ def test_compiled_recording_sees_what_the_trace_function_sees(warm, script):
     traced = failures(warm, script, "--trace-lines")
     compiled = failures(warm, script)
     assert compiled == traced
+
+
+COMPILED = """\
+import importlib
+
+import torch
+
+compiler = {spelling}
+torch.manual_seed(0)
+
+
+@compiler(backend="eager")
+def step(w, x):
+    return (torch.tanh(x @ w) * 2).sum()
+
+
+w = torch.randn(3, 3, requires_grad=True)
+x = torch.randn(2, 3)
+for _ in range(3):
+    step(w, x).backward()
+# The module's name spelled so that only `compiler` says whether the script names dynamo.
+counters = importlib.import_module("torch._dy" + "namo.utils").counters
+print("graphs", counters["stats"]["unique_graphs"], "grad", round(float(w.grad.sum()), 5))
+"""
+
+
+def run_both(warm, script: Path) -> tuple[str, str, str]:
+    """The script under the harness and alone: both stdouts, and the harness run's stderr."""
+    options = RuntimeOptions(python=str(warm.shim), device="cpu", max_steps=20)
+    result = script.with_suffix(".jsonl")
+    command = harness_command(script, [], options, ["--result-file", str(result)])
+    runs = [
+        subprocess.run(argv, cwd=script.parent, capture_output=True, text=True, timeout=TIMEOUT_S)
+        for argv in (command, [str(warm.shim), str(script)])
+    ]
+    return runs[0].stdout.strip(), runs[1].stdout.strip(), runs[0].stderr
+
+
+def test_a_script_given_to_torch_compile_is_traced_the_old_way(warm, tmp_path):
+    """torch 2.13's dynamo cannot trace a recording call: it gives up on the function and
+    runs it eagerly, with a warning. A script that names torch.compile keeps its graphs."""
+    named = tmp_path / "named.py"
+    named.write_text(COMPILED.format(spelling="torch.compile"))
+    run, plain, errors = run_both(warm, named)
+    assert plain.startswith("graphs 1 ") and run == plain
+    assert "Dynamo does not know how to trace" not in errors
+    hidden = tmp_path / "hidden.py"
+    hidden.write_text(COMPILED.format(spelling='getattr(torch, "compile")'))
+    run, alone, errors = run_both(warm, hidden)
+    assert alone == plain
+    # Compiled with the recording calls: no graph, the same gradients, and the warning.
+    assert run.startswith("graphs 0 ") and run.split()[2:] == plain.split()[2:]
+    assert "Dynamo does not know how to trace" in errors

@@ -28,6 +28,9 @@ VALUE = "__autograd_lint_value__"
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 _WITH_DOCSTRING = (ast.Module, ast.ClassDef) + _FUNCTIONS
+# Dynamo cannot trace a recording call: a script function given to torch.compile would run
+# eagerly instead, with a warning. Such scripts are traced the old way.
+_COMPILED = (b"torch.compile", b"_dynamo", b"import compile")
 
 
 def _call(name, line, at, *arguments):
@@ -106,7 +109,10 @@ def instrumented_code(script):
         return None
     try:
         with open(script, "rb") as source:
-            tree = ast.parse(source.read(), script)
+            data = source.read()
+        if any(word in data for word in _COMPILED):
+            return None
+        tree = ast.parse(data, script)
         instrument = _Instrument()
         tree = instrument.visit(tree)
         return compile(tree, script, "exec", dont_inherit=True), instrument.loop_lines
