@@ -249,6 +249,105 @@ def test_a_clear_between_an_earlier_loops_backward_and_the_step_is_not_too_late(
     assert analyze(PROBE_THEN_STEP, "f.py") == []
 
 
+# The sample of issue 19's third session (recut, roles, lifetimes, stepped, checks, the
+# library rows): the survivors that change a verdict.
+
+
+# library_calls.call_closure_repeatedly 4: the closure's second pass numbered 3. What a
+# closure called again reaches from its previous call is judged on pass 2: a state the
+# closure carries from call to call behind `retain_graph=True` was no longer AG004.
+CLOSURE_CARRIES_STATE = """import torch
+
+torch.manual_seed(0)
+weights = torch.nn.Parameter(torch.randn(3))
+optimizer = torch.optim.LBFGS([weights], max_iter=4)
+hidden = torch.zeros(3)
+
+
+def closure():
+    global hidden
+    optimizer.zero_grad()
+    hidden = torch.tanh(hidden + weights)
+    loss = hidden.pow(2).sum()
+    loss.backward(retain_graph=True)
+    return loss
+
+
+optimizer.step(closure)
+"""
+
+
+def test_retain_graph_over_state_an_lbfgs_closure_carries_between_calls():
+    (finding,) = analyze(CLOSURE_CARRIES_STATE, "f.py")
+    assert (finding.code, finding.span.start.line) == ("AG004", 14)
+    assert "the next iteration reaches" in finding.message
+
+
+# stepped.report 79: every step-before-backward finding stored under one key, so a root
+# kept only the first: two loops with the bug, one AG007.
+ENCODER_LOOP = """import torch
+
+torch.manual_seed(0)
+encoder = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.Tanh(), torch.nn.Linear(8, 4))
+decoder = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.Tanh(), torch.nn.Linear(8, 1))
+encoder_optimizer = torch.optim.SGD(encoder.parameters(), lr=0.1)
+decoder_optimizer = torch.optim.SGD(decoder.parameters(), lr=0.1)
+for step in range(3):
+    encoder_optimizer.zero_grad()
+    first = encoder(torch.randn(3, 4))
+    second = encoder(torch.randn(3, 4))
+    first.sum().backward()
+    encoder_optimizer.step()
+    second.sum().backward()
+"""
+DECODER_LOOP = """for step in range(3):
+    decoder_optimizer.zero_grad()
+    first = decoder(torch.randn(3, 4))
+    second = decoder(torch.randn(3, 4))
+    first.sum().backward()
+    decoder_optimizer.step()
+    second.sum().backward()
+"""
+TWO_LOOPS_STEP_BEFORE_BACKWARD = ENCODER_LOOP + DECODER_LOOP
+# The second loop alone (torch stops the program at the first one's error).
+DECODER_LOOP_ALONE = ENCODER_LOOP.split("for step")[0] + DECODER_LOOP
+
+
+def test_two_loops_that_step_before_the_backward_are_two_findings():
+    found = analyze(TWO_LOOPS_STEP_BEFORE_BACKWARD, "f.py")
+    assert codes_and_lines(found) == [("AG007", 13), ("AG007", 20)]
+    assert codes_and_lines(analyze(DECODER_LOOP_ALONE, "f.py")) == [("AG007", 13)]
+
+
+# checks.data_attr.DataChecker.is_tensor 7: `mT` misspelt, so `p.mT.data` was not a tensor's
+# `.data`. torch: it is the live parameter's storage with no history (every snapshot below
+# changes with the next step).
+TRANSPOSED_DATA_READ = """import torch
+
+torch.manual_seed(0)
+codebook = torch.nn.Parameter(torch.randn(4, 3))
+optimizer = torch.optim.SGD([codebook], lr=0.1)
+snapshots = []
+for step in range(3):
+    optimizer.zero_grad()
+    loss = (torch.randn(2, 4) @ codebook).pow(2).mean()
+    loss.backward()
+    optimizer.step()
+    snapshots.append(codebook.mT.data)
+"""
+SNAPSHOTS_ALIAS = """
+assert not snapshots[0].requires_grad
+assert snapshots[0].data_ptr() == codebook.data_ptr()
+assert torch.equal(snapshots[0], codebook.mT), "the first snapshot did not follow the steps"
+"""
+
+
+def test_data_read_through_a_matrix_transpose_attribute():
+    (finding,) = analyze(TRANSPOSED_DATA_READ, "f.py")
+    assert (finding.code, finding.span.start.line) == ("AG006", 12)
+    assert "`codebook.mT.data`" in finding.message
+
+
 # What torch does with each program above: (source, the error it raises and the line of the
 # raising statement, or None for a clean run). The AG005 programs assert what AG005 says or
 # denies (gradients piling up; every step moving the weights) themselves.
@@ -262,6 +361,15 @@ UNDER_TORCH = {
     "never cleared": (INSERTED_ABOVE + GRADS_PILE_UP, None),
     "main guard": (TRAIN_UNDER_MAIN_GUARD, None),
     "probe then step": (PROBE_THEN_STEP, None),
+    "closure carries state": (CLOSURE_CARRIES_STATE, None),
+    # Without retain_graph=True the closure's second call reaches the freed graph.
+    "closure carries state, no retain": (
+        CLOSURE_CARRIES_STATE.replace("backward(retain_graph=True)", "backward()"),
+        (FREED_ERROR, 14),
+    ),
+    "two loops": (TWO_LOOPS_STEP_BEFORE_BACKWARD, (IN_PLACE_ERROR, 14)),
+    "second loop alone": (DECODER_LOOP_ALONE, (IN_PLACE_ERROR, 14)),
+    "transposed data read": (TRANSPOSED_DATA_READ + SNAPSHOTS_ALIAS, None),
 }
 
 
