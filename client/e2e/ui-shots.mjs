@@ -90,12 +90,12 @@ async function one([code, file]) {
   await shot(`shot-${code}-hover`);
   await page.mouse.click(...center);
   await page.keyboard.press("Escape");
-  await page.mouse.move(0, 0); // the hover fades out; the menu's screenshot shows the menu
-  await page.locator(".monaco-hover").first().waitFor({ state: "hidden", timeout: 10_000 }).catch(() => {});
   await page.keyboard.press("Control+.");
   const rows = page.locator(".action-widget .monaco-list-row");
   await rows.first().waitFor({ timeout: 15_000 });
-  await page.waitForTimeout(300);
+  // Off the text, so that the hover fades out and the screenshot shows the menu alone.
+  await page.mouse.move(center[0], 860);
+  await page.waitForTimeout(1000);
   const offered = (await rows.allInnerTexts()).map((text) => text.replace(/\s+/g, " ").trim()).filter(Boolean);
   await shot(`shot-${code}-quickfix`);
   await page.keyboard.press("Escape");

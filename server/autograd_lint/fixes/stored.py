@@ -31,13 +31,30 @@ def empty_lists(ctx, carriers) -> list[Candidate]:
     if target is None or not isinstance(backward, ast.Expr) or backward.value is not freed:
         return []
     if _kept_items(doc, doc.text(target)):
-        if _mentions(backward, doc.text(target), doc):
-            # `sum(losses).backward()` with `del losses[0]` after it: the items are
-            # trained through, so detached ones would not train, and emptying the list
-            # breaks what indexes it. No rewrite is sure; the user picks.
+        if _trained_through(ctx, backward, doc.text(target)):
+            # `sum(losses).backward()` with `del losses[0]` after it, or a loss built from
+            # `logits[i]` (peers that mimic each other's outputs): the items are trained
+            # through, so detached ones would not train (torch: "element 0 of tensors does
+            # not require grad"), and emptying the list breaks what indexes it. No rewrite
+            # is sure; the user picks.
             return []
         return _append_detached(ctx, statement)
     return _clear_after_backward(ctx, doc.text(target), backward)
+
+
+def _trained_through(ctx, backward: ast.Expr, list_text: str) -> bool:
+    """Whether the backward's loss is computed from the list: in the call, or in the
+    statements that compute its receiver (`loss = f(logits[i]) ...; loss.backward()`)."""
+    from .shared import loss_chain  # shared.py imports the context helpers this uses too
+
+    doc = ctx.doc
+    if _mentions(backward, list_text, doc):
+        return True
+    call = backward.value
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)):
+        return False
+    chain = loss_chain(ctx, call.func.value, 1, backward.lineno)
+    return any(_mentions(statement, list_text, doc) for statement in chain)
 
 
 def _mentions(node, text, doc) -> bool:
