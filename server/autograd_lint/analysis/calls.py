@@ -29,6 +29,7 @@ from .values import (
     OPTIMIZER,
     TENSOR,
     Binding,
+    OptimizerRef,
     Stepped,
     Val,
 )
@@ -196,13 +197,13 @@ class CallMixin:
             if closure is not None:
                 # `optimizer.step(closure)` calls the closure: its backward runs here
                 # (LBFGS calls it several times: library_models' row says so).
-                kind = self.optimizer_classes.get(id(receiver), (None, None))[1]
+                kind = receiver.ref.qualified if receiver.ref is not None else None
                 if self.calls_closure_repeatedly(f"{kind}.step" if kind else None):
                     self.call_closure_repeatedly(node, closure.ref)
                 else:
                     self.call_function(node, closure.ref, [], None)
-            if method == "step" and receiver.ref:
-                self.optimizer_step(node, receiver.ref)
+            if method == "step" and receiver.ref is not None and receiver.ref.owners:
+                self.optimizer_step(node, receiver.ref.owners)
             return NOTHING
         if receiver.kind == DIST:
             modelled = self.distribution_use(node, receiver, method, args)  # library rows
@@ -521,12 +522,7 @@ class CallMixin:
         owners = frozenset(
             self.param_owners[o] for a in args for o in a.origins if o in self.param_owners
         )
-        optimizer = Val(EMPTY, OPTIMIZER, owners or None)
-        if qualified is not None:
-            # Its class, for the library rows of its methods (the value is kept alive
-            # beside it, so its id names it for this root's run).
-            self.optimizer_classes[id(optimizer)] = (optimizer, qualified)
-        return optimizer
+        return Val(EMPTY, OPTIMIZER, OptimizerRef(owners or None, qualified))
 
     def new_parameter(self, node: ast.Call) -> Val:
         """`nn.Parameter(...)`: a leaf, owned by the object whose method creates it."""

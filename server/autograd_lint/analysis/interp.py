@@ -84,7 +84,6 @@ class Interpreter(
         self.param_owners: dict[Origin, object] = {}
         self.weight_saves: dict[Origin, frozenset] = {}
         self.receivers: list = []
-        self.optimizer_classes: dict[int, tuple] = {}  # id(optimizer val) -> (val, class)
         self.call_site: ast.AST | None = None  # the module call being run (layer state)
         self.inlined_functions: set[int] = set()  # ids of the definitions run in context
         self.no_guesses = False  # True: unbound parameters are plain values, not name guesses

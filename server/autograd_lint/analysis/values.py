@@ -135,6 +135,13 @@ def join_vals(a: Val, b: Val) -> Val:
     return Val(a.origins | b.origins, kind, ref, parts)
 
 
+class OptimizerRef(NamedTuple):
+    """What an OPTIMIZER value's `ref` holds: whose parameters it steps, and its class."""
+
+    owners: frozenset | None  # the module keys whose `.parameters()` it was given
+    qualified: str | None  # `torch.optim.LBFGS`, for the library rows of its methods
+
+
 class Binding(NamedTuple):
     val: Val
     site: Site | None  # the statement that last assigned it
