@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 from collections import Counter
+from functools import lru_cache
 
 import libcst as cst
 
@@ -87,17 +88,18 @@ def _detach_in_first_loss(ctx, first, second) -> list[Candidate]:
 def _finding_gone(ctx, new_source: str) -> bool:
     """This finding is gone from the fixed text, and no error came in its place (a warning
     may: keeping a graph that a WGAN-GP generator step needs is called needless, AG004)."""
-    from ..analysis import analyze  # the engine imports this module; analysis is cheap
-
     path = ctx.finding.path or "<string>"
-
-    def errors(source: str) -> Counter:
-        found = analyze(source, path)
-        return Counter((f.code, f.kind) for f in found if f.severity is Severity.ERROR)
-
-    left = errors(ctx.doc.source)
+    left = Counter(_errors(ctx.doc.source, path))
     left[(ctx.finding.code, ctx.finding.kind)] -= 1
-    return not errors(new_source) - left
+    return not _errors(new_source, path) - left
+
+
+@lru_cache(maxsize=8)  # the original text, once for all its findings' candidates
+def _errors(source: str, path: str) -> Counter:
+    from ..analysis import analyze  # the engine imports this module
+
+    found = analyze(source, path)
+    return Counter((f.code, f.kind) for f in found if f.severity is Severity.ERROR)
 
 
 def _verified(ctx, candidate: Candidate | None) -> Candidate | None:
