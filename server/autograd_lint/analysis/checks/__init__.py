@@ -84,7 +84,9 @@ class _PerBlock:
     def part(self, kind, block: Block, compute):
         # Scopes hold their block: identical blocks (same key) must not share them.
         key = (kind, block.key, id(block) if kind == "scopes" else None)
-        found = self.memo.get(key)
+        found = self.used.get(key)  # asked twice in one run (facts and optimizers)
+        if found is None:
+            found = self.memo.get(key)
         if found is None:
             found = compute()
         self.used[key] = found

@@ -17,7 +17,7 @@ from .. import roles
 from .. import torch_api as api
 from ..exprs import walk
 from ..name_fallback import OPTIMIZER_ROLE, SCALER_ROLE
-from .scopes import dotted_name, last_part
+from .scopes import STATEMENT_FIELDS, dotted_name, last_part
 
 # torch.cuda.amp / torch.amp / torch.cpu.amp GradScaler, FSDP's ShardedGradScaler.
 SCALER_CLASSES = frozenset({"GradScaler", "ShardedGradScaler"})
@@ -54,8 +54,8 @@ def spellings(aliases: dict[str, str]) -> frozenset[str]:
 def constructed(statements, aliases: dict[str, str]) -> list[Constructed]:
     """Every `path = <optimizer or scaler constructor>(...)` in the statements, at any depth."""
     found: list[Constructed] = []
-    for statement in statements:
-        for node in walk(statement):
+    for node in statements_in(statements):
+        if True:
             if isinstance(node, ast.Assign):
                 targets = node.targets
             elif isinstance(node, ast.AnnAssign) and node.value is not None:
@@ -75,6 +75,17 @@ def constructed(statements, aliases: dict[str, str]) -> list[Constructed]:
                 if path is not None:
                     found.append(Constructed(path, kind, models))
     return found
+
+
+def statements_in(statements):
+    """Every statement among `statements` and inside them (bodies of loops, branches,
+    functions, classes): assignments are statements, so expressions need no walk."""
+    todo = list(statements)
+    while todo:
+        node = todo.pop()
+        yield node
+        for name in STATEMENT_FIELDS:
+            todo.extend(getattr(node, name, None) or ())
 
 
 def _stepped_models(call: ast.Call) -> tuple[str, ...]:

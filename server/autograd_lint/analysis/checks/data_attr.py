@@ -27,6 +27,7 @@ from .. import torch_api as api
 from ..exprs import walk
 from ..model import Role
 from . import inplace_table as table
+from .constructors import statements_in
 from .scopes import (
     FUNCTIONS,
     Scope,
@@ -49,6 +50,7 @@ TENSOR_ATTRIBUTES = re.compile(
 
 # Attributes only a tensor has: reading one on a value makes it one.
 TENSOR_ONLY_ATTRIBUTES = frozenset({"grad", "requires_grad", "grad_fn", "is_leaf"})
+TENSOR_ONLY_TEXT = re.compile(r"\.(grad|requires_grad|grad_fn|is_leaf)\b")
 # torch classes whose instances are tensors (`Variable(x)`, `nn.Parameter(w)`).
 TENSOR_CLASSES = frozenset({"Variable", "Parameter", "Buffer"})
 # nn.Module methods that return one of its tensors.
@@ -66,17 +68,27 @@ class DataChecker:
         self.aliases = aliases or {}
         text = scope.text
         self.training = "backward" in text or "step(" in text
-        self.evidence = roles.scope_roles(scope)
-        # What the scope back-propagates is a tensor (`loss.backward()`).
-        self.tensors: set[str] = {
-            path for path, methods in self.evidence.methods.items() if "backward" in methods
-        }
+        self._evidence = None
+        self.tensors: set[str] = set()
+        if "backward" in text:
+            # What the scope back-propagates is a tensor (`loss.backward()`).
+            methods = self.evidence.methods
+            self.tensors.update(path for path, used in methods.items() if "backward" in used)
         self.parameter_lists: set[str] = set()  # `params = list(model.parameters())`
+        # Parameter containers need one of these in the text (what holds_parameters reads).
+        self.mentions_parameters = any(w in text for w in ("parameters(", "param_groups", "params"))
         self.block = None
         self.findings = []
-        self.tensors |= self.used_as_tensors()
+        if TENSOR_ONLY_TEXT.search(text):
+            self.tensors |= self.used_as_tensors()
         if scope.owner is not None:
-            self.tensors |= self.class_tensors(scope.owner)
+            self.tensors |= class_tensors(scope.owner, self.aliases)
+
+    @property
+    def evidence(self) -> roles.ScopeEvidence:
+        if self._evidence is None:
+            self._evidence = roles.scope_roles(self.scope)
+        return self._evidence
 
     def used_as_tensors(self) -> set[str]:
         """Paths whose use only a tensor allows: `p.grad`, `p.requires_grad`, `p.grad_fn`,
@@ -88,31 +100,6 @@ class DataChecker:
                     path = dotted_name(node.value)
                     if path is not None:
                         found.add(path)
-        return found
-
-    def class_tensors(self, owner: ast.ClassDef) -> set[str]:
-        """`self.w = nn.Parameter(...)` / `self.register_buffer("w", ...)` in any method of
-        the class: `self.w` is a tensor in all of them."""
-        found = set()
-        for method in owner.body:
-            if not isinstance(method, FUNCTIONS):
-                continue
-            for node in walk(method):
-                if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
-                    if self.is_tensor(node.value):
-                        for target in node.targets:
-                            path = dotted_name(target)
-                            if path is not None and path.startswith("self."):
-                                found.add(path)
-                elif (
-                    isinstance(node, ast.Call)
-                    and isinstance(node.func, ast.Attribute)
-                    and node.func.attr in ("register_buffer", "register_parameter")
-                    and node.args
-                    and isinstance(node.args[0], ast.Constant)
-                    and isinstance(node.args[0].value, str)
-                ):
-                    found.add(f"self.{node.args[0].value}")
         return found
 
     def run(self) -> list:
@@ -168,6 +155,8 @@ class DataChecker:
     def holds_parameters(self, node: ast.AST) -> bool:
         """`model.parameters()`, `list(...)` / `zip(...)` / `chain(...)` of them, a list of
         them, `group["params"]` of an optimizer's `param_groups` (torch's key)."""
+        if not (self.mentions_parameters or self.parameter_lists):
+            return False
         return any(self._hands_out_parameters(inner) for inner in walk(node))
 
     def _hands_out_parameters(self, node: ast.AST) -> bool:
@@ -194,6 +183,8 @@ class DataChecker:
                 self.tensors.add(key)
 
     def is_tensor(self, node: ast.AST) -> bool:
+        if isinstance(node, ast.Call) and torch_makes_tensor(node, self.aliases):
+            return True
         if isinstance(node, ast.Attribute):
             if node.attr in ("T", "mT") or TENSOR_ATTRIBUTES.match(node.attr):
                 return True
@@ -208,11 +199,8 @@ class DataChecker:
         if isinstance(node, ast.Call):
             func = node.func
             name = dotted_name(func) or ""
-            qualified = roles.qualify(name, self.aliases)
-            if qualified.startswith("torch.") and not qualified.startswith("torch.utils"):
-                last = last_part(qualified)
-                # Functions make tensors; of the classes, only the tensor ones do.
-                return not last[:1].isupper() or last in TENSOR_CLASSES or last.endswith("Tensor")
+            if roles.qualify(name, self.aliases).startswith("torch."):
+                return False  # a torch class that is no tensor (torch_makes_tensor said)
             if roles.is_module(self.evidence, name or None):
                 return True
             if isinstance(func, ast.Attribute) and func.attr in PARAMETER_GETTERS:
@@ -354,6 +342,45 @@ def safe_spelling(statement: ast.stmt) -> str:
         return " ".join(ast.unparse(fixed).split())
     except Exception:  # noqa: BLE001 - odd nodes from partial code
         return "..."
+
+
+def torch_makes_tensor(call: ast.Call, aliases: dict[str, str]) -> bool:
+    """A torch function (resolved through the imports), or a torch class whose instances
+    are tensors (`Variable`, `nn.Parameter`, `torch.FloatTensor`)."""
+    qualified = roles.qualify(dotted_name(call.func) or "", aliases)
+    if not qualified.startswith("torch.") or qualified.startswith("torch.utils"):
+        return False
+    last = last_part(qualified)
+    return not last[:1].isupper() or last in TENSOR_CLASSES or last.endswith("Tensor")
+
+
+def class_tensors(owner: ast.ClassDef, aliases: dict[str, str]) -> frozenset[str]:
+    """`self.w = nn.Parameter(...)` / `self.register_buffer("w", ...)` in any method of
+    the class: `self.w` is a tensor in all of them. Found once per class and imports."""
+    key = tuple(sorted(aliases.items()))
+    memo = getattr(owner, "_autograd_lint_tensors", None)
+    if memo is not None and memo[0] == key:
+        return memo[1]
+    found = set()
+    methods = [m for m in owner.body if isinstance(m, FUNCTIONS)]
+    for node in statements_in(methods):
+        value = getattr(node, "value", None)
+        if not isinstance(value, ast.Call):
+            continue
+        if isinstance(node, ast.Assign) and torch_makes_tensor(value, aliases):
+            paths = (dotted_name(target) for target in node.targets)
+            found.update(p for p in paths if p is not None and p.startswith("self."))
+        elif (
+            isinstance(node, ast.Expr)
+            and isinstance(value.func, ast.Attribute)
+            and value.func.attr in ("register_buffer", "register_parameter")
+            and value.args
+            and isinstance(value.args[0], ast.Constant)
+            and isinstance(value.args[0].value, str)
+        ):
+            found.add(f"self.{value.args[0].value}")
+    owner._autograd_lint_tensors = (key, frozenset(found))  # the tree is ours: a memo on it
+    return owner._autograd_lint_tensors[1]
 
 
 def check(scope: Scope, path: str = "", aliases: dict[str, str] | None = None) -> list:
