@@ -246,3 +246,33 @@ def test_a_row_layers_finding_points_at_the_line_of_the_library_that_keeps_its_s
     assert inside[0].path.replace("\\", "/").endswith("snntorch/_neurons/leaky.py")
     assert "self.mem" in linecache.getline(inside[0].path, inside[0].span.start.line)
     assert "reset_mem()" in inside[0].message
+
+
+SEQUENTIAL_SPIKING = """\
+import torch
+from spikingjelly.activation_based import functional, layer, neuron
+
+torch.manual_seed(0)
+net = torch.nn.Sequential(layer.Linear(3, 3), layer.BatchNorm1d(3), neuron.LIFNode())
+optimizer = torch.optim.SGD(net.parameters(), lr=0.1)
+for step in range(3):
+RESET    optimizer.zero_grad()
+    net(torch.rand(4, 3)).sum().backward()
+    optimizer.step()
+"""
+
+
+@pytest.mark.parametrize("reset", [False, True], ids=["no-reset", "reset-per-step"])
+def test_library_layers_in_a_sequential_are_modules_and_the_neuron_keeps_its_state(reset):
+    """spikingjelly's layer.Linear has a forward (its base's): a module, so the Sequential
+    runs its parts in order and the LIF node's kept `v` crosses steps until reset_net."""
+    source = SEQUENTIAL_SPIKING.replace("RESET", "    functional.reset_net(net)\n" if reset else "")
+    namespace: dict = {}
+    try:
+        exec(compile(source, "<sequential>", "exec"), namespace)
+        raised = False
+    except RuntimeError as exc:
+        assert FREED in str(exc)
+        raised = True
+    assert raised == (not reset)
+    assert [f.code for f in errors(source)] == ([] if reset else ["AG001"])

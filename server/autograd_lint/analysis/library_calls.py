@@ -15,7 +15,13 @@ import logging
 
 from . import library_models
 from .library_distributions import DistributionMixin, Note, source_site
-from .library_layers import SummaryState, bound_inputs, current_summaries, summary_state
+from .library_layers import (
+    SummaryState,
+    bound_inputs,
+    current_summaries,
+    is_library_module,
+    summary_state,
+)
 from .values import CONTAINER, EMPTY, MODULE, NOTHING, Binding, LoopPass, Val
 
 log = logging.getLogger(__name__)
@@ -126,7 +132,10 @@ def kept_site(qualified: str, effect):
     except Exception:  # noqa: BLE001 - evidence we cannot find costs only its step
         log.exception("autograd-lint: could not summarise %s", qualified)
         return None
-    kept = [k for k in state.kept if k.name in effect.get("attributes", ())] if state else []
+    kept = list(state.kept) if state else []
+    # The row's name for it, else what the source keeps (spikingjelly's `v` lives in
+    # `self._memories`).
+    kept = [k for k in kept if k.name in effect.get("attributes", ())] or kept
     return source_site(kept[0].path, kept[0].line) if kept else None
 
 
@@ -155,7 +164,7 @@ class LayerStateMixin:
     def stateful_layer(self, node: ast.Call, qualified: str) -> Val | None:
         """A library layer that keeps state between calls (a spiking neuron): a module
         whose object carries its last output's graph into its next call."""
-        if layer_state(qualified) is None:
+        if layer_state(qualified) is None and not is_library_module(qualified):
             return None
         return Val(EMPTY, MODULE, extern_ref(qualified, node, self.context))
 

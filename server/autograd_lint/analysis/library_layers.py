@@ -89,20 +89,37 @@ class SummaryState:
         return any(k.with_module for k in self.kept)
 
 
-def summary_state(qualified: str | None) -> SummaryState | None:
-    """The state an installed library's class keeps between forward calls, or None."""
+def _class_state(qualified: str | None):
+    """The summary of an installed library's class (None: not one, or not found)."""
     if not qualified or "." not in qualified:
         return None
     top, last = qualified.partition(".")[0], qualified.rpartition(".")[2]
     if top in NOT_ASKED or not last[:1].isupper():
         return None
     summaries = current_summaries()
+    environment = summaries.environment
+    top_file = environment.resolve_module_file(top)
+    if top_file is None or environment.distribution_of(top_file) is None:
+        return None
+    return summaries.class_state(qualified)
+
+
+def is_library_module(qualified: str | None) -> bool:
+    """Whether an installed library's class has a `forward` of its own or inherited (a
+    layer: spikingjelly's `layer.Conv2d`), so its objects are modules."""
     try:
-        environment = summaries.environment
-        top_file = environment.resolve_module_file(top)
-        if top_file is None or environment.distribution_of(top_file) is None:
-            return None
-        state = summaries.class_state(qualified)
+        state = _class_state(qualified)
+    except Exception:  # noqa: BLE001 - a library we cannot read costs its findings only
+        log.exception("autograd-lint: could not summarise %s", qualified)
+        return False
+    return state is not None and bool(state.parameters)
+
+
+def summary_state(qualified: str | None) -> SummaryState | None:
+    """The state an installed library's class keeps between forward calls, or None."""
+    summaries = current_summaries()
+    try:
+        state = _class_state(qualified)
         if state is None or not state.kept:
             return None
         resets = summaries.reset_methods(qualified, tuple(k.name for k in state.kept))
