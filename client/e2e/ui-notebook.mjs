@@ -23,7 +23,8 @@ async function openNotebook() {
   lap("workbench visible");
   await page.keyboard.press("Control+P");
   await page.locator(".quick-input-widget input").fill(NOTEBOOK);
-  await page.locator(".quick-input-list .monaco-list-row", { hasText: NOTEBOOK }).first().waitFor({ timeout: 15_000 });
+  // Quick open searches the folder first: on a loaded machine that takes a while.
+  await page.locator(".quick-input-list .monaco-list-row", { hasText: NOTEBOOK }).first().waitFor({ timeout: 60_000 });
   await page.keyboard.press("Enter");
   await page.waitForSelector(".notebook-editor .cell-editor-container .monaco-editor", { timeout: 60_000 });
   lap(`${NOTEBOOK} open in the notebook editor`);

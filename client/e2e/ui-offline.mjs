@@ -86,7 +86,7 @@ async function quietDcgan() {
   copyFileSync(new URL(`../test/fixtures/${file}`, import.meta.url), join(WS_DIR, file));
   await page.keyboard.press("Control+P");
   await page.locator(".quick-input-widget input").fill(file);
-  await page.locator(".quick-input-list .monaco-list-row", { hasText: file }).first().waitFor({ timeout: 15_000 });
+  await page.locator(".quick-input-list .monaco-list-row", { hasText: file }).first().waitFor({ timeout: 60_000 });
   await page.keyboard.press("Enter");
   await page.locator(".monaco-editor .squiggly-hint").first().waitFor({ state: "attached", timeout: 60_000 });
   const hints = await page.locator(".monaco-editor .squiggly-hint").count();

@@ -38,7 +38,7 @@ function finding(code, file) {
 async function goTo(file, line) {
   await page.keyboard.press("Control+P");
   await page.locator(".quick-input-widget input").fill(file);
-  await page.locator(".quick-input-list .monaco-list-row", { hasText: file }).first().waitFor({ timeout: 15_000 });
+  await page.locator(".quick-input-list .monaco-list-row", { hasText: file }).first().waitFor({ timeout: 60_000 });
   await page.keyboard.press("Enter");
   await page.waitForSelector(".editor-instance .monaco-editor .view-lines", { timeout: 30_000 });
   await page.keyboard.press("F1");
