@@ -10,13 +10,13 @@ head = torch.nn.Linear(4, 1)
 optimizer = torch.optim.SGD(head.parameters(), lr=0.1)
 x = torch.randn(2, 4)
 reuse = False
-if reuse:
+if reuse:  # noqa: SIM108 (the shape is two `if` statements on one flag)
     context = torch.zeros(2, 4)
 else:
     context = encoder(x).tanh()
 reuse = True
 for step in range(3):
-    if reuse:
+    if reuse:  # noqa: SIM108
         out = head(context)
     else:
         out = head(encoder(x))
