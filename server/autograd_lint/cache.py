@@ -179,7 +179,8 @@ class ResultCache:
             target = self._entry_path(path, settings)
             handle, temporary = tempfile.mkstemp(dir=self.directory, prefix=".tmp-")
             with os.fdopen(handle, "w", encoding="utf-8") as out:
-                json.dump(entry, out, separators=(",", ":"))
+                # dumps, not dump: only a one-shot encoding uses json's C encoder.
+                out.write(json.dumps(entry, separators=(",", ":")))
             os.replace(temporary, target)
         except OSError:
             return  # a read-only or full disk costs the cache, never the run
