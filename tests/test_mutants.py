@@ -348,6 +348,38 @@ def test_data_read_through_a_matrix_transpose_attribute():
     assert "`codebook.mT.data`" in finding.message
 
 
+# name_fallback.fallback_role 4: the whole dotted path read as the name, so `self.opt`
+# (where `^opt` is anchored) was no optimizer's spelling. A snippet whose optimizer is
+# built elsewhere is exactly where AG005 has only the name to go on.
+SNIPPET_STEPS_SELF_OPT = """class Trainer:
+    def fit(self, batches):
+        for inputs, targets in batches:
+            loss = self.loss_fn(self.model(inputs), targets)
+            loss.backward()
+            self.opt.step()
+"""
+# The snippet driven with a real model: with a zero learning rate every batch has the same
+# gradient, and three batches leave three times one batch's in `.grad`.
+DRIVE_THE_SNIPPET = """
+import torch
+
+trainer = Trainer()
+trainer.model = torch.nn.Linear(2, 1)
+trainer.loss_fn = torch.nn.functional.mse_loss
+trainer.opt = torch.optim.SGD(trainer.model.parameters(), lr=0.0)
+batch = (torch.ones(4, 2), torch.zeros(4, 1))
+trainer.fit([batch])
+once = trainer.model.weight.grad.clone()
+trainer.model.weight.grad = None
+trainer.fit([batch] * 3)
+assert torch.allclose(trainer.model.weight.grad, 3 * once), "the gradients did not pile up"
+"""
+
+
+def test_a_snippets_self_opt_is_an_optimizer_by_its_name():
+    assert codes_and_lines(analyze(SNIPPET_STEPS_SELF_OPT, "f.py")) == [("AG005", 6)]
+
+
 # What torch does with each program above: (source, the error it raises and the line of the
 # raising statement, or None for a clean run). The AG005 programs assert what AG005 says or
 # denies (gradients piling up; every step moving the weights) themselves.
@@ -370,6 +402,7 @@ UNDER_TORCH = {
     "two loops": (TWO_LOOPS_STEP_BEFORE_BACKWARD, (IN_PLACE_ERROR, 14)),
     "second loop alone": (DECODER_LOOP_ALONE, (IN_PLACE_ERROR, 14)),
     "transposed data read": (TRANSPOSED_DATA_READ + SNAPSHOTS_ALIAS, None),
+    "snippet driven": (SNIPPET_STEPS_SELF_OPT + DRIVE_THE_SNIPPET, None),
 }
 
 
