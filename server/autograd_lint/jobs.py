@@ -4,11 +4,14 @@
 jobs: the output is the serial run's. Workers are forked from the process that made the
 file list and inherit its project indexes (`Workspace`), then each builds the module
 summaries its files import, lazily; files are handed out in runs of neighbours, which
-import the same modules, of about equal expected cost, the costliest first. (Building the summaries that several files import once, before
-the fork, from a scan of the files' import lines, cost more than it saved: over
-bench/throughput.py's corpus, 8.9 s of CPU against 5.7 s, as the scan finds imports the
-analysis never resolves.) Nothing but findings crosses a process boundary. Where fork is
-not available (Windows, macOS' default), files are checked in one process.
+import the same modules, of about equal expected cost, the costliest first. (Building the
+summaries that several files import once, before the fork, from a scan of the files'
+import lines, cost more than it saved: over bench/throughput.py's corpus, 8.9 s of CPU
+against 5.7 s, as the scan finds imports the analysis never resolves. Built lazily, 43 of
+the corpus's 160 summaries are built by both of two workers: about 0.25 s of CPU, less
+than a parent building them while the other core waits.) Nothing but findings crosses a
+process boundary. Where fork is not available (Windows, macOS' default), files are
+checked in one process.
 """
 
 from __future__ import annotations
