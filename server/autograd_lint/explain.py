@@ -299,8 +299,8 @@ def _fix(finding: Finding) -> str:
 _RULE_FIXES = {
     ("AG003", "running-total"): "add `loss.item()` (or `loss.detach()`) to the total.",
     ("AG003", "container"): "store `.detach()`ed values (or `.item()` numbers).",
-    ("AG004", "retain-unneeded"): "remove `retain_graph=True`, unless a backward after the loop "
-    "reuses this iteration's graph (a GAN's generator step on the critic loop's last `fake`).",
+    ("AG004", "retain-unneeded"): "remove `retain_graph=True`: no later backward goes through "
+    "this graph.",
     ("AG004", "retain-carried"): "remove `retain_graph=True` and detach the carried state.",
     ("AG005", "never-cleared"): "call `optimizer.zero_grad()` at the start of each step.",
     ("AG005", "cleared-before-step"): "clear the gradients before the backward, or after the step.",

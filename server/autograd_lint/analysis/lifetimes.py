@@ -4,7 +4,7 @@ AG003: a value (a running total, a list of losses) keeps every iteration's graph
 alive because no single backward ever consumes it across iterations — it only
 grows. AG004: `retain_graph=True` on a backward whose graph the next iteration reaches
 (it hides AG001 and makes each step slower than the last), or on a backward that
-no later backward of the step needs.
+no later backward needs (judged in `finish`: one after the loop counts).
 
 The interpreter calls the `on_*` hooks; `finish` runs once per analysis root.
 """
@@ -50,6 +50,10 @@ class LifetimeTracker:
     backward_sets: list = field(default_factory=list)
     accumulators: dict = field(default_factory=dict)
     retained: list = field(default_factory=list)
+    # Retained graphs of a loop's last pass that nothing in that pass used: judged at the
+    # end, since a backward after the loop (a generator step after the critic loop of a
+    # WGAN-GP, through the last critic iteration's `fake`) may still need them.
+    unneeded: list = field(default_factory=list)
     findings: list = field(default_factory=list)
 
     # -- hooks ----------------------------------------------------------------------------
@@ -115,18 +119,23 @@ class LifetimeTracker:
                     binding.val.kind == CONTAINER,
                 ),
             )
-        # A retain_graph=True that nothing in its own step needed.
+        # A retain_graph=True that nothing in its own step needed (so far: see finish).
         for record in self.retained:
             if (
                 not record.used
                 and record.frame is interp.frame
                 and record.context
                 and record.context[-1] == second
+                and record not in self.unneeded
             ):
-                self.findings.append(self._retained_unneeded(record))
-                record.used = True  # report once
+                self.unneeded.append(record)
 
     def finish(self, interp, escaping: frozenset, parameters: set[str]) -> list[RawFinding]:
+        for record in self.unneeded:
+            if not record.used:
+                self.findings.append(self._retained_unneeded(record))
+                record.used = True  # report once
+        self.unneeded.clear()
         for accumulator in self.accumulators.values():
             if accumulator.name in parameters:
                 continue
@@ -201,8 +210,7 @@ class LifetimeTracker:
         steps = [
             RawStep(
                 record.site,
-                f"`{call_text(record.site.node)}` keeps its graph, but no later backward of "
-                "the step uses it",
+                f"`{call_text(record.site.node)}` keeps its graph, but no later backward uses it",
                 Role.FAILS,
             )
         ]

@@ -87,7 +87,7 @@ def _detach_in_first_loss(ctx, first, second) -> list[Candidate]:
 
 def _finding_gone(ctx, new_source: str) -> bool:
     """This finding is gone from the fixed text, and no error came in its place (a warning
-    may: keeping a graph that a WGAN-GP generator step needs is called needless, AG004)."""
+    may)."""
     path = ctx.finding.path or "<string>"
     left = Counter(_errors(ctx.doc.source, path))
     left[(ctx.finding.code, ctx.finding.kind)] -= 1

@@ -3,7 +3,8 @@
 What it does
     Flags `backward(retain_graph=True)` executed in a loop whose graph the next iteration
     reaches (state carried without `.detach()`), and `retain_graph=True` on a backward that
-    no later backward of the same step needs.
+    no later backward needs (one after the loop counts: a WGAN-GP generator step on the
+    critic loop's last `fake`).
 
 Why it is bad
     It is the most common answer to "Trying to backward through the graph a second time",
@@ -43,12 +44,12 @@ MESSAGES = {
     "it hides the carried-graph error (AG001) while every step back-propagates through all "
     "earlier iterations, so each step is slower than the last; detach the carried state "
     "instead",
-    # "of its iteration": the analysis decides when the loop ends, before what follows it
-    # runs; a backward after the loop may still reuse the last iteration's graph.
-    "retain-unneeded": "`retain_graph=True` that no later backward of its iteration needs: "
-    "the graph is kept until the next iteration replaces it; remove it (keep it only on the "
-    "first of two passes over one graph, or where a backward after the loop reuses the last "
-    "iteration's graph, as a WGAN-GP generator step reuses the critic loop's `fake`)",
+    # "no later backward": decided at the end of the analysed function, so a backward after
+    # the loop that reuses the last iteration's graph (a WGAN-GP generator step on the
+    # critic loop's `fake`) counts.
+    "retain-unneeded": "`retain_graph=True` that no later backward needs: the graph is kept "
+    "until the next iteration replaces it; remove it (keep it only on the first of two "
+    "passes over one graph)",
 }
 
 VALID = [
