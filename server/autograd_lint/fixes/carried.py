@@ -358,7 +358,8 @@ def _sum_restarted(ctx, carriers) -> bool:
 
 
 def _restarted_after(doc, backward: ast.stmt, name: str) -> bool:
-    """Whether the statement right after `backward` in its block rebinds `name`."""
+    """Whether the statement right after `backward` in its block starts `name` again
+    (`pending = 0`; not `w = w + step`, which goes on from it)."""
     try:
         body = doc.block_of(backward)[2]
     except LookupError:
@@ -367,9 +368,10 @@ def _restarted_after(doc, backward: ast.stmt, name: str) -> bool:
     if index is None or index + 1 >= len(body):
         return False
     after = body[index + 1]
-    return isinstance(after, ast.Assign) and any(
-        isinstance(t, ast.Name) and t.id == name for t in after.targets
-    )
+    if not isinstance(after, ast.Assign):
+        return False
+    reads = any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(after.value))
+    return not reads and any(isinstance(t, ast.Name) and t.id == name for t in after.targets)
 
 
 def _restart_sum(ctx, name, loop, backward) -> list[Candidate]:
