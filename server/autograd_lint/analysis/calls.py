@@ -271,6 +271,9 @@ class CallMixin:
         return self.union([receiver, *args], node)
 
     def call_namespace(self, node: ast.Call, dotted: str) -> Val | None:
+        qualified = self.qualified(dotted)
+        if qualified.partition(".")[0] in ("torch", "numpy"):
+            dotted = qualified  # `import torch as th`, `from torch import nn as tnn`
         head = dotted.partition(".")[0]
         last = api.last_part(dotted)
         if head not in ("torch", "F", "nn", "np", "numpy", "optim", "dist", "D", "distributions"):
@@ -303,7 +306,10 @@ class CallMixin:
         if last in api.NO_GRAD_CONTEXTS or last in api.ENABLE_GRAD_CONTEXTS:
             return NOTHING
         qualified = self.qualified(dotted)
-        if dotted.startswith(api.OPTIM_NAMESPACES) or last in api.OPTIMIZER_CLASSES:
+        nn_or_optim = (dotted, qualified)  # as written (a snippet's `nn.`), and imported
+        if any(d.startswith(api.OPTIM_NAMESPACES) for d in nn_or_optim) or (
+            last in api.OPTIMIZER_CLASSES
+        ):
             return self.new_optimizer(args, qualified)
         modelled = self.modelled_result(node, qualified, args)
         if modelled is not None:
@@ -312,7 +318,7 @@ class CallMixin:
             return self.new_distribution(node, qualified, args)
         if last == "Parameter":
             return self.new_parameter(node)
-        if dotted.startswith(api.NN_NAMESPACES) and last[:1].isupper():
+        if any(d.startswith(api.NN_NAMESPACES) for d in nn_or_optim) and last[:1].isupper():
             if last == "Sequential" and args and all(a.kind == MODULE for a in args):
                 # Calling it runs its parts in order: local modules inside keep their state.
                 return Val(EMPTY, MODULE, None, tuple(args))

@@ -100,16 +100,19 @@ def is_module_class(base: str, aliases: dict[str, str]) -> bool:
     )
 
 
-def make_class_info(node: ast.ClassDef, block, registry: dict | None = None) -> ClassInfo:
+def make_class_info(
+    node: ast.ClassDef, block, registry: dict | None = None, aliases: dict | None = None
+) -> ClassInfo:
     """The class's info; its local bases are linked now when `registry` is given (a class
-    met while running code), else by the caller once every top-level class is known."""
+    met while running code, with the file's imports to resolve the other bases), else by
+    the caller once every top-level class is known."""
     bases = [dotted_name(base) or "" for base in node.bases]
     info = ClassInfo(node.name, node, block, bases)
     for statement in node.body:
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
             info.methods[statement.name] = FunctionRef(statement, block, info)
     if registry is not None:
-        info.link_bases(registry)
+        info.link_bases(registry, aliases)
     return info
 
 

@@ -335,7 +335,8 @@ class Interpreter(
     def do_ClassDef(self, node: ast.ClassDef) -> None:
         info = self.classes.get(node.name)
         if info is None or info.node is not node:
-            info = make_class_info(node, self.frame.block, self.classes)
+            aliases = self.roles.aliases if self.roles is not None else None
+            info = make_class_info(node, self.frame.block, self.classes, aliases)
         self.state.env[node.name] = Binding(Val(frozenset(), CLASS, info), self.site(node))
 
     def do_With(self, node: ast.With) -> None:
