@@ -15,6 +15,7 @@ from . import roles
 from . import torch_api as api
 from .exprs import dotted_name
 from .library_calls import extern_ref, is_extern
+from .name_fallback import conventional_module
 from .values import (
     CLASS,
     CONTAINER,
@@ -271,12 +272,12 @@ class CallMixin:
         return self.union([receiver, *args], node)
 
     def call_namespace(self, node: ast.Call, dotted: str) -> Val | None:
-        qualified = self.qualified(dotted)
-        if qualified.partition(".")[0] in ("torch", "numpy"):
-            dotted = qualified  # `import torch as th`, `from torch import nn as tnn`
+        # Through the imports (`import torch as th`, `from torch import nn as tnn`), or,
+        # in a snippet that imports nothing of it, the documented module aliases.
+        dotted = conventional_module(self.qualified(dotted))
         head = dotted.partition(".")[0]
         last = api.last_part(dotted)
-        if head not in ("torch", "F", "nn", "np", "numpy", "optim", "dist", "D", "distributions"):
+        if head not in ("torch", "numpy"):
             return None
         if dotted.endswith(("autograd.backward", "autograd.grad")) or dotted in (
             "torch.autograd.grad",
@@ -301,15 +302,12 @@ class CallMixin:
                     result = outputs.origins | behind
             return NOTHING if last == "backward" else Val(result, CONTAINER)
         args = self.eval_arguments(node)
-        if head in ("np", "numpy"):
+        if head == "numpy":
             return NOTHING
         if last in api.NO_GRAD_CONTEXTS or last in api.ENABLE_GRAD_CONTEXTS:
             return NOTHING
-        qualified = self.qualified(dotted)
-        nn_or_optim = (dotted, qualified)  # as written (a snippet's `nn.`), and imported
-        if any(d.startswith(api.OPTIM_NAMESPACES) for d in nn_or_optim) or (
-            last in api.OPTIMIZER_CLASSES
-        ):
+        qualified = dotted
+        if dotted.startswith(api.OPTIM_NAMESPACES) or last in api.OPTIMIZER_CLASSES:
             return self.new_optimizer(args, qualified)
         modelled = self.modelled_result(node, qualified, args)
         if modelled is not None:
@@ -318,7 +316,7 @@ class CallMixin:
             return self.new_distribution(node, qualified, args)
         if last == "Parameter":
             return self.new_parameter(node)
-        if any(d.startswith(api.NN_NAMESPACES) for d in nn_or_optim) and last[:1].isupper():
+        if dotted.startswith(api.NN_NAMESPACES) and last[:1].isupper():
             if last == "Sequential" and args and all(a.kind == MODULE for a in args):
                 # Calling it runs its parts in order: local modules inside keep their state.
                 return Val(EMPTY, MODULE, None, tuple(args))

@@ -16,6 +16,10 @@ Rows (role: who asks, when):
   whose body the file does not hold (imported, or a method of an object built elsewhere):
   `self.optimizer_zero_grad()`, `utils.clear_grads(model)`. A function the file defines is
   judged by its body, never by this row.
+- CONVENTIONAL_MODULES: the interpreter (calls.call_namespace), for a call through a name
+  that the file neither binds nor imports (`nn.Linear(...)`, `F.relu(x)` in a pasted
+  snippet): the module aliases torch's own documentation uses. They name a library, not a
+  value, and any import of the name (`import jax.numpy as np`) outranks them.
 """
 
 from __future__ import annotations
@@ -38,3 +42,22 @@ def fallback_role(path: str, role: str) -> bool:
     """Whether the last part of `path` is spelled like a `role` (see FALLBACK_NAMES)."""
     tail = path.rpartition(".")[2]
     return bool(FALLBACK_NAMES[role].search(tail)) and "sched" not in tail.lower()
+
+
+CONVENTIONAL_MODULES = {
+    "nn": "torch.nn",
+    "F": "torch.nn.functional",
+    "optim": "torch.optim",
+    "D": "torch.distributions",
+    "dist": "torch.distributions",
+    "distributions": "torch.distributions",
+    "np": "numpy",
+}
+
+
+def conventional_module(qualified: str) -> str:
+    """`qualified` (already through the file's imports) with an unimported conventional
+    module alias at its head spelled out (see CONVENTIONAL_MODULES)."""
+    head, dot, rest = qualified.partition(".")
+    module = CONVENTIONAL_MODULES.get(head)
+    return f"{module}{dot}{rest}" if module is not None and dot else qualified

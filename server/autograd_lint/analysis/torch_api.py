@@ -98,8 +98,8 @@ OPTIMIZER_CLASSES = frozenset(
 )  # fmt: skip
 
 # Losses and modules built from torch.nn whose call result is a graph when inputs are.
-NN_NAMESPACES = ("nn.", "torch.nn.")
-OPTIM_NAMESPACES = ("optim.", "torch.optim.")
+NN_NAMESPACES = ("torch.nn.",)  # qualified names (name_fallback.conventional_module)
+OPTIM_NAMESPACES = ("torch.optim.",)
 NO_GRAD_CONTEXTS = frozenset({"no_grad", "inference_mode"})
 ENABLE_GRAD_CONTEXTS = frozenset({"enable_grad"})
 
