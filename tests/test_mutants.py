@@ -380,6 +380,28 @@ def test_a_snippets_self_opt_is_an_optimizer_by_its_name():
     assert codes_and_lines(analyze(SNIPPET_STEPS_SELF_OPT, "f.py")) == [("AG005", 6)]
 
 
+# name_fallback.fallback_role 9, 10, 12: the `sched` exception misspelt, so a learning-rate
+# scheduler named `opt_scheduler` was an optimizer's spelling too, and its `step()` a
+# second "never cleared" AG005. Only the optimizer's step is one.
+SNIPPET_WITH_A_SCHEDULER = """class Trainer:
+    def fit(self, batches):
+        for inputs, targets in batches:
+            loss = self.loss_fn(self.model(inputs), targets)
+            loss.backward()
+            self.optimizer.step()
+            self.opt_scheduler.step()
+"""
+DRIVE_WITH_A_SCHEDULER = DRIVE_THE_SNIPPET.replace("trainer.opt =", "trainer.optimizer =").replace(
+    "trainer.model.parameters(), lr=0.0)",
+    "trainer.model.parameters(), lr=0.0)\n"
+    "trainer.opt_scheduler = torch.optim.lr_scheduler.StepLR(trainer.optimizer, 1)",
+)
+
+
+def test_a_snippets_scheduler_is_no_optimizer_by_its_name():
+    assert codes_and_lines(analyze(SNIPPET_WITH_A_SCHEDULER, "f.py")) == [("AG005", 6)]
+
+
 # What torch does with each program above: (source, the error it raises and the line of the
 # raising statement, or None for a clean run). The AG005 programs assert what AG005 says or
 # denies (gradients piling up; every step moving the weights) themselves.
@@ -403,6 +425,7 @@ UNDER_TORCH = {
     "second loop alone": (DECODER_LOOP_ALONE, (IN_PLACE_ERROR, 14)),
     "transposed data read": (TRANSPOSED_DATA_READ + SNAPSHOTS_ALIAS, None),
     "snippet driven": (SNIPPET_STEPS_SELF_OPT + DRIVE_THE_SNIPPET, None),
+    "snippet with a scheduler": (SNIPPET_WITH_A_SCHEDULER + DRIVE_WITH_A_SCHEDULER, None),
 }
 
 
