@@ -3,7 +3,7 @@ import * as assert from "node:assert";
 import * as vscode from "vscode";
 import type { AutogradLintApi } from "../../src/extension";
 import { confirmableCodes, serverRules } from "../../src/rules";
-import { activeApi, buggySample, ours, positionOf, waitFor, withSetting } from "./helpers";
+import { activeApi, buggySample, ours, positionOf, waitFor, waitForAsync, withSetting } from "./helpers";
 
 type Result = { ok: boolean; reason?: string; detail?: string };
 
@@ -41,7 +41,12 @@ suite("commands", () => {
     try {
       const position = positionOf(document, "import torch", 1);
       editor.selection = new vscode.Selection(position, position);
-      const result = await vscode.commands.executeCommand<Result | undefined>("autograd-lint.confirm");
+      // The server hears of the setting a moment later: until then it says "disabled".
+      let result: Result | undefined;
+      await waitForAsync("the server to see runtime.enabled", async () => {
+        result = await vscode.commands.executeCommand<Result | undefined>("autograd-lint.confirm");
+        return result?.reason !== "disabled";
+      });
       if (!serverCommands().has("autograd-lint.confirm")) {
         assert.deepStrictEqual(result, { ok: false, reason: "unsupported" }); // the stand-in
         return;
