@@ -11,7 +11,9 @@ In a loop's first pass, an `if` whose one branch back-propagates is followed, no
 from __future__ import annotations
 
 import ast
+import operator
 import weakref
+from typing import NamedTuple
 
 from .exprs import walk
 from .syntax_facts import has_backward, none_tests
@@ -83,6 +85,15 @@ def condition_names(test: ast.expr) -> tuple[str, ...]:
 _CONDITION_NAMES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
+class BranchMemory(NamedTuple):
+    """What the `if`s on one stable condition bound so far (Frame.branches' values)."""
+
+    branches: dict  # taken (True/False) -> {name: the binding that branch left}
+    joined: dict  # name -> its binding after the join, to see a later rebinding
+    added: dict  # taken -> {name: the graphs only that side brought in}
+    guards: tuple  # the bindings of the names the condition reads (condition_guards)
+
+
 class BranchMixin:
     """The interpreter's `if` handling; needs its state, frames and evaluators."""
 
@@ -136,27 +147,27 @@ class BranchMixin:
         joined = {n: self.state.env.get(n) for part in branches.values() for n in part}
         # The graphs each side brought in, over every `if` on this condition so far.
         previous = self.branch_memory(key, node.test)
-        added = {True: dict(previous[2][True]), False: dict(previous[2][False])} if previous else {
-            True: {}, False: {}}  # fmt: skip
+        added = {truth: dict(previous.added[truth]) if previous else {} for truth in (True, False)}
         for truth, bound in branches.items():
             for name, binding in bound.items():
                 earlier = befores.get(name)
                 new = binding.val.origins - (earlier.val.origins if earlier else EMPTY)
                 if new:
                     added[truth][name] = added[truth].get(name, EMPTY) | new
-        self.frame.branches[key] = (branches, joined, added, self.condition_guards(node.test))
+        guards = self.condition_guards(node.test)
+        self.frame.branches[key] = BranchMemory(branches, joined, added, guards)
 
     def condition_guards(self, test: ast.expr) -> tuple:
         """The bindings of the names a condition reads: another `if` on it takes the same
         branch only while they are the same (`found = False` in between makes it another)."""
         return tuple(self.lookup(name) for name in condition_names(test))
 
-    def branch_memory(self, key, test: ast.expr):
+    def branch_memory(self, key, test: ast.expr) -> BranchMemory | None:
         found = self.frame.branches.get(key)
         if found is None:
             return None
         guards = self.condition_guards(test)
-        if len(guards) != len(found[3]) or any(a is not b for a, b in zip(guards, found[3])):
+        if len(guards) != len(found.guards) or any(map(operator.is_not, guards, found.guards)):
             return None
         return found
 

@@ -16,6 +16,7 @@ that list exactly once, as a statement of its own, and does nothing else to it.
 from __future__ import annotations
 
 import ast
+import weakref
 
 from .exprs import dotted_name, walk
 
@@ -45,9 +46,21 @@ def index_loop(index: ast.expr, loops) -> object | None:
 
 
 def appends_once(loop: ast.AST, container: str) -> bool:
-    """`loop`'s body appends to `container` in exactly one statement and changes it no other way."""
+    """`loop`'s body appends to `container` in exactly one statement and changes it no other
+    way; kept per loop while its tree lives (asked for every origin of every `xs[i]`)."""
     if not isinstance(loop, (ast.For, ast.While)):
         return False
+    known = _APPENDS_ONCE.setdefault(loop, {})
+    found = known.get(container)
+    if found is None:
+        found = known[container] = _appends_once(loop, container)
+    return found
+
+
+_APPENDS_ONCE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _appends_once(loop: ast.For | ast.While, container: str) -> bool:
     direct = 0
     for statement in loop.body:
         call = statement.value if isinstance(statement, ast.Expr) else None
@@ -83,12 +96,13 @@ def aligned_origins(origins: frozenset, node: ast.Subscript, context: list, loop
     if level is None:
         return origins
     here = context[level]
+    outer = tuple(context[:level])
     kept = []
     for origin in origins:
         made = origin.context
         if (
             len(made) > level
-            and tuple(made[:level]) == tuple(context[:level])
+            and made[:level] == outer
             and made[level].loop is not here.loop
             and made[level].number != here.number
             and appends_once(made[level].loop, container)

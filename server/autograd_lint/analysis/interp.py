@@ -156,39 +156,34 @@ class Interpreter(
         return self.state.env if self.state is not None else {}
 
     def run_root_function(self, fn: FunctionRef, globals_env: dict) -> None:
-        heap = {}
         init = fn.owner.find_method("__init__") if fn.owner is not None else None
+        heap = {}
         if init is not None and init.node is not fn.node:
             # A method runs on an object its class's `__init__` made: what that stored on
             # `self` (a target, a cached embedding) is there before the method's loops.
-            self.frame = Frame(init.block, init, not init.no_grad, dict(globals_env))
-            self.state = State(self.root_env(init, globals_env, fn.owner), {}, {})
-            self.active = [init]
+            self.enter_root(init, globals_env, fn.owner, {})
             self.exec_block(init.node.body)
             heap = self.state.heap if self.state is not None else {}
-        # A copy: `global x = ...` in one root must not leak into the next root.
-        self.frame = Frame(fn.block, fn, not fn.no_grad, dict(globals_env))
-        self.state = State(self.root_env(fn, globals_env, fn.owner), dict(heap), {})
-        self.active = [fn]
+        self.enter_root(fn, globals_env, fn.owner, dict(heap))
         self.exec_block(fn.node.body)
 
-    def root_env(self, fn: FunctionRef, globals_env: dict, owner) -> dict:
-        """The parameters of a function no caller we see runs: `self` of its class, the
-        rest what their uses say they are."""
+    def enter_root(self, fn: FunctionRef, globals_env: dict, owner, heap: dict) -> None:
+        """The frame of a function no caller we see runs: `self` of `owner`'s class, the
+        other parameters what their uses in `fn` say they are."""
+        # A copy: `global x = ...` in one root must not leak into the next root.
+        self.frame = Frame(fn.block, fn, not fn.no_grad, dict(globals_env))
         env = {}
+        self.state = State(env, heap, {})
+        self.active = [fn]
         site = Site(fn.block, fn.node)
-        self.frame = Frame(fn.block, fn, not fn.no_grad, globals_env)
-        self.state = State(env, {}, {})
         positional = [*fn.node.args.posonlyargs, *fn.node.args.args, *fn.node.args.kwonlyargs]
         for index, param in enumerate(positional):
             if index == 0 and owner is not None and param.arg in ("self", "cls"):
                 ref = ("self", id(owner))
                 self.instances[ref] = owner
-                kind = api_kind_of(owner)
-                env[param.arg] = Binding(Val(frozenset(), kind, ref), site)
+                env[param.arg] = Binding(Val(frozenset(), api_kind_of(owner), ref), site)
             else:
                 env[param.arg] = Binding(self.parameter_default(param.arg), site)
-        return env
 
     def run_driver(self, info: ClassInfo, loop: ast.For, globals_env: dict) -> None:
         """A framework's loop over the user's class (frameworks.py): an instance built as

@@ -69,10 +69,12 @@ class LoopMixin:
     def run_loop(self, node, begin_pass, always_exits: bool) -> None:
         entry = self.state
         loop = self.run_passes(node, entry, begin_pass)
-        last_end = loop.pass2_end or loop.pass1_end
+        last_end = loop.pass2_end if loop.pass2_end is not None else loop.pass1_end
         if loop.pass2_end is not None:
             self.lifetimes.on_loop_end(self, loop, loop.pass2_end)
-        if loop.periodic and id(node) not in self.periodic_flipped and entry is not None:
+        if loop.periodic and not self.periodic_flipped and entry is not None:
+            # Not within another loop's second order: one flip at a time keeps the work at
+            # most twice a loop's, however deep the periodic `if`s are nested.
             self.run_flipped(node, entry, begin_pass)
         # Assume the body ran at least once: joining in the zero-iteration path would
         # forget every graph the loop freed.
