@@ -29,7 +29,8 @@ import ast
 from ..analysis.model import Role
 from .common import names_bound, names_read
 from .context import Candidate, Context
-from .retain import no_new_errors, retain_fixes
+from .retain import retain_fixes
+from .verify import RETAIN_TOO, finding_gone
 
 # In-place tensor methods whose out-of-place twin (the name without "_") takes the same
 # arguments and returns what the in-place one leaves in the tensor.
@@ -160,10 +161,7 @@ def _forward_again_after_step(ctx: Context) -> list[Candidate]:
     plan = ctx.plan()
     plan.insert_after(step_cst, f"{name} = {doc.text(forward)}\n")
     fixed = plan.new_source()
-    from ..analysis import analyze
-
-    path = ctx.finding.path or "<string>"
-    if not no_new_errors(ctx, analyze(doc.source, path), analyze(fixed, path)):
+    if not finding_gone(ctx, fixed, RETAIN_TOO):
         return []
     title = f"Run `{doc.text(forward)}` again after `{doc.text(step)}`: the later loss uses the updated weights"
     return [ctx.candidate(title, fixed, True, "forward-again-after-step")]
@@ -216,10 +214,7 @@ def _step_after_backward(ctx: Context) -> list[Candidate]:
     plan.remove(step_cst)
     plan.insert_after(backward_cst, doc.text(step) + "\n")
     fixed = plan.new_source()
-    from ..analysis import analyze
-
-    path = ctx.finding.path or "<string>"
-    if not no_new_errors(ctx, analyze(doc.source, path), analyze(fixed, path)):
+    if not finding_gone(ctx, fixed, RETAIN_TOO):
         return []
     title = f"Move `{doc.text(step)}` after `{doc.text(backward)}`: both passes feed the one step"
     return [ctx.candidate(title, fixed, True, "step-after-backward")]

@@ -15,14 +15,14 @@ have and this finding is gone.
 from __future__ import annotations
 
 import ast
-from collections import Counter
 
 import libcst as cst
 
-from ..analysis.model import Role, Severity
+from ..analysis.model import Role
 from .context import Candidate, Context
 from .document import SCOPES
 from .infer import dotted
+from .verify import RETAIN_TOO, finding_gone
 
 # Where `retain_graph` sits when passed by position.
 _POSITION = {"backward": 1, "autograd.backward": 2, "autograd.grad": 3}
@@ -115,7 +115,7 @@ def _with_carried_fix(ctx: Context, dropped: str) -> str | None:
         if best is None:
             continue
         fixed = apply_fixes(dropped, [best])
-        if no_new_errors(ctx, analyze(ctx.doc.source, path), analyze(fixed, path)):
+        if finding_gone(ctx, fixed, RETAIN_TOO):
             return fixed
     return None
 
@@ -130,19 +130,6 @@ def _loop_lines(ctx: Context) -> tuple[int, int]:
         return (0, -1)
     outer = loops[-1]
     return outer.lineno, outer.end_lineno
-
-
-def no_new_errors(ctx: Context, before, after) -> bool:
-    """This finding is gone, and the fixed text has no error (or AG004) the original lacked."""
-
-    def counted(findings) -> Counter:
-        return Counter(
-            (f.code, f.kind) for f in findings if f.severity is Severity.ERROR or f.code == "AG004"
-        )
-
-    left = counted(before)
-    left[(ctx.finding.code, ctx.finding.kind)] -= 1
-    return not counted(after) - left
 
 
 def without_keyword(call: cst.Call, name: str) -> cst.Call:

@@ -13,15 +13,14 @@
 from __future__ import annotations
 
 import ast
-from collections import Counter
-from functools import lru_cache
 
 import libcst as cst
 
-from ..analysis.model import Role, Severity
+from ..analysis.model import Role
 from .common import is_backward_call, names_bound, names_read
 from .context import Candidate, Context, detach_name_arguments
 from .infer import dotted
+from .verify import finding_gone
 
 
 def shared_fixes(ctx: Context) -> list[Candidate]:
@@ -85,25 +84,8 @@ def _detach_in_first_loss(ctx, first, second) -> list[Candidate]:
     return [candidate] if candidate else []
 
 
-def _finding_gone(ctx, new_source: str) -> bool:
-    """This finding is gone from the fixed text, and no error came in its place (a warning
-    may)."""
-    path = ctx.finding.path or "<string>"
-    left = Counter(_errors(ctx.doc.source, path))
-    left[(ctx.finding.code, ctx.finding.kind)] -= 1
-    return not _errors(new_source, path) - left
-
-
-@lru_cache(maxsize=8)  # the original text, once for all its findings' candidates
-def _errors(source: str, path: str) -> Counter:
-    from ..analysis import analyze  # the engine imports this module
-
-    found = analyze(source, path)
-    return Counter((f.code, f.kind) for f in found if f.severity is Severity.ERROR)
-
-
 def _verified(ctx, candidate: Candidate | None) -> Candidate | None:
-    return candidate if candidate is not None and _finding_gone(ctx, candidate.new_source) else None
+    return candidate if candidate is not None and finding_gone(ctx, candidate.new_source) else None
 
 
 def loss_chain(ctx, receiver, after_line, before_line) -> list[ast.stmt]:
