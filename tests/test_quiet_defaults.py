@@ -20,7 +20,8 @@ from autograd_lint.output import Report, text
 from autograd_lint.output.json_format import render as render_json
 from lsprotocol import types
 
-SAMPLES = Path(__file__).resolve().parents[1] / "samples"
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLES = ROOT / "samples"
 DATA_READ = SAMPLES / "ag006_loss_data_buggy.py"
 CARRIED = SAMPLES / "ag001_rnn_hidden_buggy.py"
 
@@ -128,37 +129,9 @@ def test_ignore_file_suppresses_in_the_whole_file():
 
 
 # A correct DCGAN step (after the PyTorch DCGAN tutorial's loop, rebuilt small) that logs
-# the discriminator's mean output through `.data`, as the tutorial does.
-DCGAN = """\
-import torch
-from torch import nn
-
-netG = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 4), nn.Tanh())
-netD = nn.Sequential(nn.Linear(4, 16), nn.LeakyReLU(0.2), nn.Linear(16, 1), nn.Sigmoid())
-criterion = nn.BCELoss()
-optD = torch.optim.Adam(netD.parameters(), lr=2e-4)
-optG = torch.optim.Adam(netG.parameters(), lr=2e-4)
-for step in range(3):
-    real = torch.randn(8, 4)
-    netD.zero_grad()
-    output = netD(real)
-    errD_real = criterion(output, torch.ones(8, 1))
-    errD_real.backward()
-    D_x = output.data.mean()
-    fake = netG(torch.randn(8, 8))
-    output = netD(fake.detach())
-    errD_fake = criterion(output, torch.zeros(8, 1))
-    errD_fake.backward()
-    D_G_z1 = output.data.mean()
-    optD.step()
-    netG.zero_grad()
-    output = netD(fake)
-    errG = criterion(output, torch.ones(8, 1))
-    errG.backward()
-    D_G_z2 = output.data.mean()
-    optG.step()
-    print(D_x.item(), D_G_z1.item(), D_G_z2.item())
-"""
+# the discriminator's mean output through `.data`, as the tutorial does. One file, which the
+# VS Code e2e opens too (client/e2e/ui-offline.mjs).
+DCGAN = (ROOT / "client" / "test" / "fixtures" / "dcgan_logging_correct.py").read_text()
 
 
 def _editor_severities(source: str, findings) -> list:
