@@ -4,23 +4,14 @@
 // quick fix detaches the hidden state in that cell and the squiggle goes.
 // Screenshots go to $SHOTS (notebook-hover.png, notebook-fixed.png). Env: CS_URL, WS_DIR, SHOTS.
 // The CSS selectors are VS Code's DOM (1.139); the extension-host tests do not depend on them.
-import { join } from "node:path";
-import { launchBrowser, stopwatch } from "./browser.mjs";
+import { openSession, openWorkbench } from "./browser.mjs";
 
 const { CS_URL, WS_DIR, SHOTS } = process.env;
 const NOTEBOOK = "rnn_hidden_buggy.ipynb";
-const lap = stopwatch("ui-notebook");
-const browser = await launchBrowser();
-const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
-const shot = async (name) => {
-  await page.screenshot({ path: join(SHOTS, `${name}.png`) });
-  lap(`screenshot ${name}.png`);
-};
+const { lap, browser, page, shot } = await openSession("ui-notebook", SHOTS, 1000);
 
 async function openNotebook() {
-  await page.goto(`${CS_URL}/?folder=${encodeURIComponent(WS_DIR)}`);
-  await page.waitForSelector(".monaco-workbench", { timeout: 60_000 });
-  lap("workbench visible");
+  await openWorkbench(page, lap, CS_URL, WS_DIR);
   await page.keyboard.press("Control+P");
   await page.locator(".quick-input-widget input").fill(NOTEBOOK);
   // Quick open searches the folder first: on a loaded machine that takes a while.

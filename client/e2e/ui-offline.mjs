@@ -11,21 +11,13 @@
 // must not be created), EXPECT_REWRITES (1: the VSIX has libcst for this platform).
 import { copyFileSync, existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { launchBrowser, stopwatch } from "./browser.mjs";
+import { openSession, openWorkbench } from "./browser.mjs";
 
 const { CS_URL, WS_DIR, SAMPLE, SHOTS, PRIVATE_ENV, EXPECT_REWRITES } = process.env;
-const lap = stopwatch("ui-offline");
-const browser = await launchBrowser();
-const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-const shot = async (name) => {
-  await page.screenshot({ path: join(SHOTS, `${name}.png`) });
-  lap(`screenshot ${name}.png`);
-};
+const { lap, browser, page, shot } = await openSession("ui-offline", SHOTS);
 
 async function firstSquiggle() {
-  await page.goto(`${CS_URL}/?folder=${encodeURIComponent(WS_DIR)}`);
-  await page.waitForSelector(".monaco-workbench", { timeout: 60_000 });
-  lap("workbench visible");
+  await openWorkbench(page, lap, CS_URL, WS_DIR);
   await page.locator(".explorer-folders-view .monaco-list-row", { hasText: SAMPLE }).first().click({ timeout: 60_000 });
   await page.waitForSelector(".editor-instance .monaco-editor .view-lines", { timeout: 30_000 });
   const lines = readFileSync(join(WS_DIR, SAMPLE), "utf8").split("\n");

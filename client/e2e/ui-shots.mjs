@@ -8,7 +8,7 @@
 import { execFileSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { launchBrowser, stopwatch } from "./browser.mjs";
+import { openSession, openWorkbench } from "./browser.mjs";
 
 const { CS_URL, WS_DIR, SHOTS, PYTHON } = process.env;
 const CASES = [
@@ -20,13 +20,7 @@ const CASES = [
   ["AG006", "ag006_manual_sgd_buggy.py"],
   ["AG007", "ag007_clamp_probs_buggy.py"],
 ];
-const lap = stopwatch("ui-shots");
-const browser = await launchBrowser();
-const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-const shot = async (name) => {
-  await page.screenshot({ path: join(SHOTS, `${name}.png`) });
-  lap(`screenshot ${name}.png`);
-};
+const { lap, browser, page, shot } = await openSession("ui-shots", SHOTS);
 
 function finding(code, file) {
   const out = execFileSync(PYTHON, ["-c", "import sys; from autograd_lint.cli import main; sys.exit(main())", "check", "--exit-zero", "--format", "json", join(WS_DIR, file)]);
@@ -107,8 +101,7 @@ async function one([code, file]) {
 let ok = false;
 const results = [];
 try {
-  await page.goto(`${CS_URL}/?folder=${encodeURIComponent(WS_DIR)}`);
-  await page.waitForSelector(".monaco-workbench", { timeout: 60_000 });
+  await openWorkbench(page, lap, CS_URL, WS_DIR);
   for (const entry of CASES) {
     results.push(await one(entry));
   }

@@ -7,21 +7,13 @@
 // The CSS selectors are VS Code's DOM (1.139); the extension-host tests do not depend on them.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { launchBrowser, stopwatch } from "./browser.mjs";
+import { openSession, openWorkbench } from "./browser.mjs";
 
 const { CS_URL, WS_DIR, SAMPLE, SHOTS } = process.env;
-const lap = stopwatch("ui");
-const browser = await launchBrowser();
-const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-const shot = async (name) => {
-  await page.screenshot({ path: join(SHOTS, `${name}.png`) });
-  lap(`screenshot ${name}.png`);
-};
+const { lap, browser, page, shot } = await openSession("ui", SHOTS);
 
 async function openSample() {
-  await page.goto(`${CS_URL}/?folder=${encodeURIComponent(WS_DIR)}`);
-  await page.waitForSelector(".monaco-workbench", { timeout: 60_000 });
-  lap("workbench visible");
+  await openWorkbench(page, lap, CS_URL, WS_DIR);
   const row = page.locator(".explorer-folders-view .monaco-list-row", { hasText: SAMPLE }).first();
   await row.click({ timeout: 60_000 });
   await page.waitForSelector(".editor-instance .monaco-editor .view-lines", { timeout: 30_000 });
