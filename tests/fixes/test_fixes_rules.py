@@ -24,6 +24,7 @@ RUNNER = Path(__file__).with_name("fix_runner.py")
 HEAD = """\
 import torch
 
+torch.manual_seed(0)  # "trains" must not hang on the draw: relu can zero every gradient
 model = torch.nn.Linear(3, 1)
 opt = torch.optim.SGD(model.parameters(), lr=0.1)
 """
