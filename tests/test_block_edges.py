@@ -33,3 +33,17 @@ def test_text_python_cannot_encode_is_reported_in_pythons_words():
     (finding,) = analyze(source, "typed.py")
     assert finding.code == "AG000"
     assert finding.message.endswith(python_says)
+
+
+def test_a_line_of_a_control_character_python_refuses_is_a_syntax_error():
+    # A vertical tab alone on a line between statements: str.strip() calls that line
+    # blank, Python does not.
+    source = "import torch\nsteps = 1\n\x0b\nsteps = 2\n"
+    try:
+        ast.parse(source)
+    except SyntaxError as error:
+        python_line = error.lineno
+    else:
+        raise AssertionError("Python compiled a vertical tab line")
+    (finding,) = analyze(source, "typed.py")
+    assert (finding.code, finding.span.start.line) == ("AG000", python_line)

@@ -173,6 +173,9 @@ def blocks_from_tree(tree: ast.Module, lines: list[str], offset: int = 0) -> lis
     ]
 
 
+PYTHON_BLANK = " \t\f\r"
+
+
 def cut_points(lines: list[str], begin: int, end: int) -> list[int]:
     """0-based indexes in [begin, end) where a new top-level statement may start."""
     points = []
@@ -257,7 +260,9 @@ def blocks_from_pieces(
 
 def _parse_piece(lines: list[str], first: int, last: int, memo: ParseMemo | None) -> Block:
     piece = lines[first:last]
-    while piece and not piece[-1].strip():
+    # Python's blank is spaces, tabs and form feeds; str.strip() also eats a vertical tab
+    # or other control characters that Python refuses, so a line of them would vanish.
+    while piece and not piece[-1].strip(PYTHON_BLANK):
         piece = piece[:-1]
     text = "\n".join(piece)
     statements, error, parsed_start = memo.parse(text) if memo else (*_parse_text(text), 1)
