@@ -192,7 +192,10 @@ def cut_points(lines: list[str], begin: int, end: int) -> list[int]:
             and not previous.startswith("@")
         ):
             points.append(index)
-        if text.strip():
+        if text.strip() and not text.lstrip().startswith("#"):
+            # A comment ending in a backslash joins nothing: the line after it may start
+            # a statement. (A comment line after a `\` line is joined to that line, which
+            # stays the one that decides.)
             previous = text.rstrip()
     return points
 
@@ -312,14 +315,19 @@ def rebuild_blocks(lines: list[str], patched: list[Block], memo: ParseMemo) -> l
     the text from that block on does. Most often the broken block's own tokens already
     say that nothing after it can complete it (`recut.cannot_complete`), and nothing is parsed.
     """
-    from .recut import cannot_complete, recut_around_broken  # it builds on this module
+    from .recut import _starts_statement, cannot_complete, recut_around_broken  # builds on us
 
     blocks = recut_around_broken(lines, patched, memo)
     first = next((i for i, block in enumerate(blocks) if block.error is not None), None)
-    if first is not None and cannot_complete(lines, blocks[first], blocks[first + 1 :]):
+    # A broken piece that starts with a backslash or a form feed may be the indented body
+    # of the block before it (`def f():` then `\` then `    x = 1`): text before it can
+    # complete it, so neither its own tokens nor the text from it on decide.
+    own_statement = first is None or _starts_statement(lines, blocks[first].start - 1)
+    broken_after = blocks[first + 1 :] if first is not None else []
+    if first is not None and own_statement and cannot_complete(lines, blocks[first], broken_after):
         return blocks
     offset = blocks[first].start - 1 if first is not None else 0
-    if offset and cut_points(lines, offset, offset + 1) != [offset]:
+    if offset and (not own_statement or cut_points(lines, offset, offset + 1) != [offset]):
         first, offset = 0, 0  # the broken piece starts mid-statement: ask about all of it
     tree = _try_parse("\n".join(lines[offset:]))
     if tree is None:

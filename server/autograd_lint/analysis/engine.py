@@ -10,6 +10,7 @@ only the roots that can see the edited block.
 from __future__ import annotations
 
 import logging
+import re
 import sys
 
 from . import frameworks
@@ -214,8 +215,17 @@ def _severity(code: str, kind: str) -> Severity:
     return severity_of(code, kind)
 
 
+LINE_REFERENCE = re.compile(r"\bon line (\d+)")
+
+
 def syntax_finding(block: Block, path: str) -> Finding:
-    message = f"syntax error: {block.error.msg}" if block.error.msg else "syntax error"
+    # CPython numbers the lines of the text it was given ("after 'for' statement on line
+    # 3"); a block is parsed alone, so its numbers are renumbered to the file's.
+    text = LINE_REFERENCE.sub(
+        lambda match: f"on line {int(match[1]) - block.parsed_start + block.start}",
+        block.error.msg or "",
+    )
+    message = f"syntax error: {text}" if text else "syntax error"
     return Finding(
         "AG000", _severity("AG000", "syntax"), message, block.error_span(), path=path, kind="syntax"
     )
