@@ -1,0 +1,179 @@
+"""docs/editors.md's Helix `languages.toml`, as written: it parses as TOML, names the server
+for Python, and its `command` and `args` (from PATH) start a server that, driven the way Helix
+drives it, reports the buggy sample's AG001 with the severity the file's `config` asks for.
+
+No Helix binary is installed in CI (Debian 12 has no package), so the test plays Helix's part
+of the protocol as Helix's source does it (helix-term/src/application.rs, helix-lsp/src/
+client.rs): the `config` table goes out as `initializationOptions` and again in
+`workspace/didChangeConfiguration` after `initialized`, and a `workspace/configuration` item
+is answered by walking `config` along the item's dotted `section`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import re
+import shutil
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10
+    import tomli as tomllib
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE = ROOT / "samples" / "ag001_rnn_hidden_buggy.py"
+TIMEOUT = 90.0
+
+
+def languages_toml() -> dict:
+    text = (ROOT / "docs" / "editors.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```toml\n(\[language-server\..*?)```", text, re.DOTALL)
+    assert len(blocks) == 1, "docs/editors.md: one Helix languages.toml block expected"
+    return tomllib.loads(blocks[0])
+
+
+def test_the_languages_toml_names_our_server_for_python():
+    config = languages_toml()
+    (python,) = [entry for entry in config["language"] if entry["name"] == "python"]
+    assert "autograd-lint" in python["language-servers"]
+    assert "autograd-lint" in config["language-server"]
+
+
+def test_the_readme_line_agrees_with_the_full_file():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    match = re.search(
+        r'`\[language-server\.([\w-]+)\] command = "([^"]+)", args = (\[[^\]]*\])`', readme
+    )
+    assert match, "README lost its Helix line"
+    name, command, args = match.group(1), match.group(2), json.loads(match.group(3))
+    server = languages_toml()["language-server"][name]
+    assert (server["command"], server["args"]) == (command, args)
+
+
+class HelixLikeClient:
+    """JSON-RPC over the server's stdio, answering its requests as Helix does."""
+
+    def __init__(self, argv: list[str], config, cwd: Path, env: dict):
+        self.config = config
+        self.process = subprocess.Popen(
+            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=cwd, env=env
+        )
+        self.inbox: queue.Queue = queue.Queue()
+        self.next_id = 0
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        stream = self.process.stdout
+        while True:
+            length = None
+            while (header := stream.readline()) not in (b"\r\n", b""):
+                if header.lower().startswith(b"content-length:"):
+                    length = int(header.split(b":")[1])
+            if length is None:
+                return
+            self.inbox.put(json.loads(stream.read(length)))
+
+    def send(self, message: dict) -> None:
+        body = json.dumps({"jsonrpc": "2.0", **message}).encode()
+        self.process.stdin.write(b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+        self.process.stdin.flush()
+
+    def section(self, section: str | None):
+        value = self.config
+        for part in section.split(".") if section else []:
+            if not isinstance(value, dict) or part not in value:
+                return None
+            value = value[part]
+        return value
+
+    def wait_for(self, wanted) -> dict:
+        """The first message `wanted` accepts, answering the server's requests meanwhile."""
+        while True:
+            message = self.inbox.get(timeout=TIMEOUT)
+            if message.get("method") == "workspace/configuration":
+                items = message["params"]["items"]
+                result = [self.section(item.get("section")) for item in items]
+                self.send({"id": message["id"], "result": result})
+            elif "method" in message and "id" in message:  # other requests: accept
+                self.send({"id": message["id"], "result": None})
+            if wanted(message):
+                return message
+
+    def request(self, method: str, params) -> dict:
+        self.next_id += 1
+        ident = self.next_id
+        self.send({"id": ident, "method": method, "params": params})
+        return self.wait_for(lambda m: m.get("id") == ident and "method" not in m)
+
+
+def test_the_documented_command_reports_the_bug_with_the_configured_severity(tmp_path):
+    languages = languages_toml()
+    server = languages["language-server"]["autograd-lint"]
+    project = tmp_path / "project"
+    project.mkdir()
+    shutil.copy(SAMPLE, project / "train.py")
+    bin_dir = str(Path(sys.executable).parent)  # where `autograd-lint` is installed
+    env = dict(os.environ, PATH=bin_dir + os.pathsep + os.environ.get("PATH", ""))
+    argv = [shutil.which(server["command"], path=env["PATH"]), *server["args"]]
+    assert argv[0] and Path(argv[0]).parent == Path(bin_dir), argv
+    config = server.get("config")
+    client = HelixLikeClient(argv, config, project, env)
+    try:
+        root = project.as_uri()
+        answer = client.request(
+            "initialize",
+            {
+                "processId": os.getpid(),
+                "rootUri": root,
+                "workspaceFolders": [{"uri": root, "name": "project"}],
+                "initializationOptions": config,
+                "capabilities": {
+                    "workspace": {"configuration": True, "workspaceFolders": True},
+                    "textDocument": {"publishDiagnostics": {"relatedInformation": True}},
+                    "general": {"positionEncodings": ["utf-8", "utf-32", "utf-16"]},
+                },
+                "clientInfo": {"name": "helix"},
+            },
+        )
+        assert "capabilities" in answer["result"], answer
+        client.send({"method": "initialized", "params": {}})
+        if config is not None:
+            client.send(
+                {"method": "workspace/didChangeConfiguration", "params": {"settings": config}}
+            )
+        uri = (project / "train.py").as_uri()
+        text = SAMPLE.read_text(encoding="utf-8")
+        client.send(
+            {
+                "method": "textDocument/didOpen",
+                "params": {
+                    "textDocument": {"uri": uri, "languageId": "python", "version": 0, "text": text}
+                },
+            }
+        )
+        published = client.wait_for(
+            lambda m: (
+                m.get("method") == "textDocument/publishDiagnostics"
+                and m["params"]["uri"] == uri
+                and m["params"]["diagnostics"]
+            )
+        )
+        client.request("shutdown", None)
+        client.send({"method": "exit"})
+        assert client.process.wait(timeout=30) == 0
+    finally:
+        if client.process.poll() is None:
+            client.process.kill()
+    wanted = (config or {}).get("autograd-lint", {}).get("severity", {}).get("AG001", "error")
+    lsp_severity = {"error": 1, "warning": 2, "info": 3}[wanted]
+    found = [
+        (d["range"]["start"]["line"], d["code"], d["severity"])
+        for d in published["params"]["diagnostics"]
+    ]
+    assert (40, "AG001", lsp_severity) in found, found  # line 41, 0-based
