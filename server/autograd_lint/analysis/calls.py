@@ -33,6 +33,7 @@ from .values import (
     OptimizerRef,
     Stepped,
     Val,
+    next_creation,
 )
 
 TORCH_LAYER = "torch.nn"  # the first element of a torch layer's object key
@@ -570,7 +571,7 @@ class CallMixin:
     def optimizer_step(self, node: ast.Call, owners: frozenset) -> None:
         if self.state is None:
             return
-        self.seq += 1
+        self.seq = next_creation()
         stepped = Stepped(self.seq, self.site(node), tuple(self.context))
         self.state.stepped = {**self.state.stepped, **dict.fromkeys(owners, stepped)}
 

@@ -38,6 +38,7 @@ from .values import (
     Val,
     join_states,
     join_vals,
+    next_creation,
 )
 
 MAX_CALL_DEPTH = 4  # local functions inlined this deep
@@ -109,7 +110,7 @@ class Interpreter(
     def new_origin(
         self, node: ast.AST, leaf: bool, label: str | None = None, assumed: bool = False
     ) -> Origin:
-        self.seq += 1
+        self.seq = next_creation()
         calls = tuple(id(site.node) for site in self.call_chain)
         context = tuple(self.context)
         return Origin(self.site(node), context, leaf, self.seq, label or "", calls, assumed)

@@ -9,8 +9,14 @@ container...), which decides what calling it or reading its attributes does.
 from __future__ import annotations
 
 import ast
+import itertools
 from dataclasses import dataclass
 from typing import NamedTuple
+
+# Creation order across every interpreter of the process: the module's roots and each
+# function's are separate interpreters whose origins meet (a global read in a function), and
+# "the earliest of several" must not tie, or set order (a hash seed) would decide the story.
+next_creation = itertools.count(1).__next__
 
 # Value kinds. TENSOR also covers "unknown": anything not known to be something else.
 TENSOR = 0
