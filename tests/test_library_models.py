@@ -48,6 +48,10 @@ def resolve(dotted: str):
             continue
         for name in parts[cut:]:
             found = getattr(found, name)
+        if cut == len(parts) > 1:
+            # A package attribute that shadows its submodule (`torch.nn.utils.spectral_norm`
+            # is the function): what `package.name` gives the user's code.
+            found = getattr(importlib.import_module(".".join(parts[:-1])), parts[-1], found)
         return found
     raise ModuleNotFoundError(dotted)
 
@@ -170,6 +174,34 @@ def clipping_checks(row, clip: Callable) -> set[str]:
     assert row.effect("result-no-history") is not None
     assert norm.grad_fn is None and not norm.requires_grad
     return {"modifies-grads", "result-no-history"}
+
+
+@check(
+    "torch.nn.utils.spectral_norm",
+    "torch.nn.utils.weight_norm",
+    "torch.nn.utils.parametrizations.spectral_norm",
+    "torch.nn.utils.parametrizations.weight_norm",
+)
+def reparametrization_saves_the_layers_parameters(row):
+    """The layer given comes back, and its output over plain data keeps a parameter an
+    optimizer step changes: a second backward after the step raises (a plain one runs)."""
+    wrap = resolve(row.target)
+
+    def retained_backward_after_step(make):
+        torch.manual_seed(0)
+        layer = make(torch.nn.Linear(3, 4))
+        sgd = torch.optim.SGD(layer.parameters(), lr=0.01)
+        value = layer(torch.randn(6, 3)).pow(2).mean()
+        value.backward(retain_graph=True)
+        sgd.step()
+        value.backward()
+
+    layer = torch.nn.Linear(3, 4)
+    assert wrap(layer) is layer
+    retained_backward_after_step(lambda plain: plain)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        retained_backward_after_step(wrap)
+    return {"result-arguments", "reparametrizes-weight"}
 
 
 @check("torch.nn.utils.clip_grad_norm_")

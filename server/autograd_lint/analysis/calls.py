@@ -558,7 +558,12 @@ class CallMixin:
         recurrent = recurrent and module.ref[1] in api.RECURRENT_LAYERS
         # A recurrent layer feeds each time step's state, which has history, to the next:
         # it keeps its weights even over plain data.
-        if not recurrent and not any(a.origins for a in args):
+        # A layer whose weight is recomputed from its parameters at each call (spectral_norm)
+        # saves them over plain data too (reparametrized.py).
+        reparametrized = self.reparametrization(node, module)
+        if reparametrized is not None:
+            self.note_reparametrized_saves(built, reparametrized)
+        elif not recurrent and not any(a.origins for a in args):
             return
         owners = {owner for owner in self.receivers if owner is not None}
         key = self.module_key(node, module)

@@ -22,6 +22,7 @@ from .exprs import ExpressionMixin
 from .library_calls import LayerStateMixin, LibraryMixin
 from .lifetimes import LifetimeTracker
 from .loops import LoopFrame, LoopMixin
+from .reparametrized import ReparametrizedMixin
 from .syntax_facts import grad_mode_of, retains_graph
 from .values import (
     CLASS,
@@ -61,7 +62,13 @@ class Frame:
 
 
 class Interpreter(
-    BranchMixin, LoopMixin, ExpressionMixin, CallMixin, LibraryMixin, LayerStateMixin
+    BranchMixin,
+    LoopMixin,
+    ExpressionMixin,
+    CallMixin,
+    LibraryMixin,
+    LayerStateMixin,
+    ReparametrizedMixin,
 ):
     def __init__(
         self, classes: dict[str, ClassInfo], reporter, instances: dict | None = None, roles=None

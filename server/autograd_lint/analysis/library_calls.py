@@ -44,6 +44,7 @@ class LibraryMixin(DistributionMixin):
         row = row_for(qualified)
         if row is None:
             return None
+        self.note_reparametrized(node, row, args)  # spectral_norm(layer): reparametrized.py
         backward = row.effect("backward-of-argument")
         if backward is not None:
             position = backward.get("position", 0)

@@ -44,6 +44,13 @@ def changed_weights(interp, nodes: list[Origin]) -> list[tuple[Origin, Stepped]]
     return found
 
 
+def library_note_steps(interp, origin: Origin) -> list[RawStep]:
+    """Where a library made the node save the weights (spectral_norm's pre-hook line)."""
+    note = interp.__dict__.get("_library_notes", {}).get(origin)
+    site = note.locate() if note is not None else None
+    return [RawStep(site, note.message, Role.NOTE)] if site is not None else []
+
+
 def report(interp, call: ast.Call, changed: list[tuple[Origin, Stepped]]) -> None:
     origin, step = min(changed, key=lambda pair: pair[0].seq)
     earlier_pass = origin.context != tuple(interp.context)
@@ -56,6 +63,7 @@ def report(interp, call: ast.Call, changed: list[tuple[Origin, Stepped]]) -> Non
             f"graph built here{when}: `{source_of(built)}` saves the module's weights",
             Role.BUILT,
         ),
+        *library_note_steps(interp, origin),
         RawStep(
             step.site,
             f"`{call_text(step.site.node)}` updates those weights in place",

@@ -61,6 +61,10 @@ EFFECTS: dict[str, dict[str, type]] = {
     # The framework back-propagates what this method returns, after it returns, unless
     # the object sets `unless-attribute` to False.
     "backpropagates-return": {"unless-attribute": str},
+    # The module given computes its weight from its parameters before every call (a
+    # forward pre-hook, a parametrization), by ops that save those parameters: its calls
+    # keep them for backward even over inputs without history.
+    "reparametrizes-weight": {},
 }
 TIMES = ("once", "repeatedly", "later")
 REQUIRED: dict[str, tuple[str, ...]] = {

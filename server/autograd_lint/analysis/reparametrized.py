@@ -1,0 +1,86 @@
+"""Layers whose weight torch recomputes from their parameters before every call.
+
+A plain `nn.Linear` over data without history saves only its input: its weight is a leaf
+the graph does not keep, so an optimizer step between two backward passes through one
+retained graph changes nothing that graph needs (torch runs it). `spectral_norm(layer)`
+is another layer: it registers a forward pre-hook that computes
+`weight = weight_orig / sigma` before every call (torch/nn/utils/spectral_norm.py,
+`SpectralNorm.compute_weight`), and that division saves `weight_orig`, a parameter an
+optimizer updates in place; the second backward then raises "modified by an inplace
+operation" (pytorch/pytorch#55368). `weight_norm` and the `parametrizations` versions do
+the same through `torch._weight_norm` or a parametrization's forward.
+
+Which functions do this is data: their rows in library_models/torch.toml carry the effect
+`reparametrizes-weight`, and cite the line of torch's source that computes the weight.
+The call marks the module it is given (the one it returns: `result-arguments`), and each
+call of that module saves its parameters even over plain data (calls.note_weights_saved);
+an AG007 through such a node names the library line (`evidence_note`).
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+import sys
+from pathlib import Path
+
+from .library_distributions import Note, _parse
+from .values import NOTHING, Binding, Site
+
+REPARAMETRIZED = "<reparametrized>"  # heap attribute: the module's weight is recomputed
+CITED_CODE = re.compile(r"`([^`]+)`")
+
+
+class ReparametrizedMixin:
+    def note_reparametrized(self, node: ast.Call, row, args: list) -> None:
+        """`spectral_norm(layer)`: from now on `layer` computes its weight at each call."""
+        if row.effect("reparametrizes-weight") is None or self.state is None:
+            return
+        if not node.args or not args or isinstance(node.args[0], ast.Starred):
+            return
+        key = self.module_key(node.args[0], args[0])
+        if key is None:
+            return
+        self.state.heap[(key, REPARAMETRIZED)] = Binding(NOTHING, self.site(node))
+        self.__dict__.setdefault("_reparametrizations", {})[key] = row
+
+    def reparametrization(self, node: ast.AST, module):
+        """The row that made this module recompute its weight, or None."""
+        key = self.module_key(node, module)
+        if key is None or self.state is None or (key, REPARAMETRIZED) not in self.state.heap:
+            return None
+        return self.__dict__.get("_reparametrizations", {}).get(key)
+
+    def note_reparametrized_saves(self, built, row) -> None:
+        """The evidence of a node that saved a recomputed weight: the library's line."""
+        note = Note(
+            (row.target, "reparametrizes-weight"),
+            row.says,
+            tuple(self.context),
+            lambda: cited_site(row),
+        )
+        self.library_notes().setdefault(built, note)
+
+
+def cited_site(row) -> Site | None:
+    """The statement a row's `source` cites (`path: Function.method (`code`)`), found in
+    the installed file on this interpreter's sys.path; None when it is not there."""
+    relative, _, where = row.source.partition(":")
+    code = CITED_CODE.search(where)
+    found = (Path(entry, relative.strip()) for entry in sys.path if entry)
+    file = next((path for path in found if os.path.isfile(path)), None)
+    parsed = _parse(file) if file is not None and code is not None else None
+    if parsed is None:
+        return None
+    block, tree = parsed
+    wanted = ast.dump(ast.parse(code.group(1)).body[0])
+    for statement in ast.walk(tree):
+        if isinstance(statement, ast.stmt) and ast.dump(statement) == wanted:
+            return Site(block, statement)
+    return None
+
+
+def evidence_note(interp, origin):
+    """The library note of a node a reparametrized layer built, or None."""
+    return interp.__dict__.get("_library_notes", {}).get(origin)
