@@ -16,6 +16,7 @@ from . import torch_api as api
 from .exprs import dotted_name
 from .library_calls import extern_ref, is_extern
 from .name_fallback import conventional_module
+from .sole_definers import call_sole_definer
 from .values import (
     CLASS,
     CONTAINER,
@@ -150,6 +151,9 @@ class CallMixin:
             local = self.local_method(receiver.ref, method)
             if local is not None:
                 return self.call_function(node, local, self.eval_arguments(node), receiver)
+        sole = call_sole_definer(self, node, func, receiver)  # `criterion.forward_twin(...)`
+        if sole is not None:
+            return sole
         args = self.eval_arguments(node)
         key = self.heap_key(func.value, receiver)
         held = self.state.heap.get((key, method)) if key is not None else None

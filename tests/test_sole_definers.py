@@ -1,0 +1,123 @@
+"""A method of an object we cannot see, run as the one class of the file that defines it
+(analysis/sole_definers.py). The corpus pairs helper_object_backward_*.py show the
+mechanism with torch's verdict; these tests pin where it stops: a name torch's objects
+have, two definers, a method that issues no backward, an object of a library's class.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+from autograd_lint.analysis import Role, analyze
+from autograd_lint.analysis.sole_definers import sole_definer
+from autograd_lint.analysis.torch_object_names import TORCH_OBJECT_NAMES
+
+FREED = "Trying to backward through the graph a second time"
+
+# A step whose criterion comes from a registry: nothing says what it is but its method.
+PROGRAM = """
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+KINDS = {{}}
+
+
+class Paired:
+    def paired_loss(self, net, batch):
+        loss = net(batch).pow(2).mean()
+        {helper}
+        return loss
+{other}
+
+def train_step(net, criterion, opt, batch):
+    opt.zero_grad()
+    loss = criterion.paired_loss(net, batch)
+    loss.backward()
+    opt.step()
+
+
+KINDS["paired"] = Paired
+net = nn.Linear(3, 1)
+opt = torch.optim.SGD(net.parameters(), lr=0.1)
+criterion = KINDS["paired"]()
+for _ in range(2):
+    train_step(net, criterion, opt, torch.randn(4, 3))
+"""
+BACKWARD = "loss.backward()"
+THROUGH_SELF = "self.release(loss)"
+RELEASE = "\n    def release(self, loss):\n        loss.backward()\n"
+SECOND_DEFINER = """
+
+class Plain:
+    def paired_loss(self, net, batch):
+        return net(batch).pow(2).mean()
+"""
+
+
+def codes(text: str) -> list[tuple[str, int]]:
+    return [(f.code, f.span.start.line) for f in analyze(text, "step.py") if f.code != "AG000"]
+
+
+def raises(text: str, tmp_path) -> bool:
+    path = tmp_path / "step.py"
+    path.write_text(text, encoding="utf-8")
+    run = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0 or FREED in run.stderr, run.stderr
+    return run.returncode != 0
+
+
+def failing_line(text: str) -> int:
+    return next(i for i, line in enumerate(text.splitlines(), 1) if line == "    loss.backward()")
+
+
+@pytest.mark.parametrize(
+    "helper, other", [(BACKWARD, ""), (THROUGH_SELF, RELEASE)], ids=["direct", "through-self"]
+)
+def test_the_sole_definers_backward_is_seen_by_the_caller(helper, other, tmp_path):
+    text = PROGRAM.format(helper=helper, other=other)
+    assert raises(text, tmp_path)
+    assert codes(text) == [("AG002", failing_line(text))]
+    finding = next(f for f in analyze(text, "step.py") if f.code == "AG002")
+    calls = [s.message for s in finding.steps(Role.CALL)]
+    assert any(
+        "`Paired.paired_loss`: no other class here defines `paired_loss`" in m for m in calls
+    )
+
+
+def test_two_definers_leave_the_call_unknown(tmp_path):
+    # Which class runs is decided at run time: here Paired, but nothing we read says so.
+    text = PROGRAM.format(helper=BACKWARD, other=SECOND_DEFINER)
+    assert raises(text, tmp_path)
+    assert codes(text) == []
+
+
+def test_a_method_without_backward_is_not_run(tmp_path):
+    text = PROGRAM.format(helper="pass", other="")
+    assert not raises(text, tmp_path)
+    assert codes(text) == []
+
+
+def test_an_object_of_a_library_class_is_the_librarys():
+    # `Paired` imported from a library is not the file's `Paired`, whatever it defines.
+    text = PROGRAM.format(helper=BACKWARD, other="").replace(
+        'criterion = KINDS["paired"]()', "from elsewhere import Paired as Imported\n"
+        "criterion = Imported()"
+    )  # fmt: skip
+    assert codes(text) == []
+
+
+def test_torch_method_names_are_never_resolved():
+    info = type("Info", (), {"methods": {"step": None}})()
+    assert sole_definer({"Trainer": info}, "step") is None
+    assert sole_definer({"Trainer": info}, "__call__") is None
+
+
+def test_the_torch_names_are_those_of_the_installed_torch():
+    torch = pytest.importorskip("torch")
+    classes = (torch.nn.Module, torch.optim.Optimizer, torch.Tensor,
+               torch.optim.lr_scheduler.LRScheduler, torch.amp.GradScaler)  # fmt: skip
+    names = {n for cls in classes for n in dir(cls) if not n.startswith("__")}
+    assert names == TORCH_OBJECT_NAMES
