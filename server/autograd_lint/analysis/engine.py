@@ -74,7 +74,12 @@ class AnalysisCache:
             if any(block.error is not None for block in blocks):
                 # Patching keeps the blocks around the edit as they were cut, which is
                 # what a fresh analysis does only while the file parses.
-                blocks = self._reuse(rebuild_blocks(lines, blocks, self.memo), blocks)
+                # A block patching re-cut (a piece that was broken alone) may parse in
+                # the re-cut file with its old text: its old object is the one cached
+                # results point at, so the blocks before the edit are offered too.
+                patched = {id(b) for b in blocks}
+                offered = [*blocks, *(b for b in self.blocks if id(b) not in patched)]
+                blocks = self._reuse(rebuild_blocks(lines, blocks, self.memo), offered)
                 self.memo.next_run()
         self.path, self.lines, self.blocks = path, lines, blocks
         return blocks
