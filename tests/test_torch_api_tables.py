@@ -59,6 +59,10 @@ SCALAR = 0.0
 METHOD_ARGS = {
     **dict.fromkeys(("eq", "ne", "gt", "ge", "lt", "le"), lambda t: (SCALAR,)),
     **dict.fromkeys(("equal", "allclose", "isclose"), lambda t: (t,)),
+    # The `new_*` factories take a shape (or data): a fresh tensor, whatever the receiver.
+    **dict.fromkeys(("new_zeros", "new_ones", "new_empty"), lambda t: ((2, 3),)),
+    "new_full": lambda t: ((2, 3), 1.5),
+    "new_tensor": lambda t: ([1.0, 2.0],),
 }
 
 

@@ -13,10 +13,10 @@ import ast
 
 from . import roles
 from . import torch_api as api
-from .exprs import dotted_name
+from .exprs import dotted_name, is_local_module, module_element
 from .library_calls import extern_ref, is_extern
 from .name_fallback import conventional_module
-from .sole_definers import call_sole_definer
+from .records import bound_fields, record_fields
 from .values import (
     CLASS,
     CONTAINER,
@@ -151,9 +151,6 @@ class CallMixin:
             local = self.local_method(receiver.ref, method)
             if local is not None:
                 return self.call_function(node, local, self.eval_arguments(node), receiver)
-        sole = call_sole_definer(self, node, func, receiver)  # `criterion.forward_twin(...)`
-        if sole is not None:
-            return sole
         args = self.eval_arguments(node)
         key = self.heap_key(func.value, receiver)
         held = self.state.heap.get((key, method)) if key is not None else None
@@ -322,6 +319,11 @@ class CallMixin:
         if last == "Parameter":
             return self.new_parameter(node)
         if dotted.startswith(api.NN_NAMESPACES) and last[:1].isupper():
+            held = args[0].parts if last == "ModuleList" and len(args) == 1 else None
+            if held and all(is_local_module(part) for part in held):
+                # Iterating it yields the file's modules it holds (exprs.module_element).
+                ref = (TORCH_LAYER, last, id(node), tuple(self.context))
+                return Val(EMPTY, MODULE, ref, held)
             if last == "Sequential" and args and all(a.kind == MODULE for a in args):
                 # Calling it runs its parts in order: local modules inside keep their state.
                 return Val(EMPTY, MODULE, None, tuple(args))
@@ -354,6 +356,10 @@ class CallMixin:
             "iter",
         ):
             origins = EMPTY.union(*(a.origins for a in args))
+            if name == "enumerate" and len(node.args) == 1 and module_element(args[0]):
+                # `enumerate(self.blocks)`: (index, module) pairs, the modules kept.
+                pairs = tuple(Val(EMPTY, CONTAINER, None, (NOTHING, p)) for p in args[0].parts)
+                return Val(origins, CONTAINER, None, pairs)
             return Val(origins, CONTAINER)
         if name in ("next", "sum", "max", "min", "abs", "getattr", "copy", "deepcopy"):
             return self.union(args, node) if name in ("sum", "abs") else self.first(args)
@@ -472,6 +478,10 @@ class CallMixin:
         init = self.local_method(instance.ref, "__init__")
         if init is not None and self.can_inline(init):
             self.call_function(node, init, args, instance)
+        elif init is None and self.state is not None:
+            fields = record_fields(info)  # a dataclass keeps what it is built with
+            for name, val in bound_fields(fields or [], node, args).items():
+                self.state.heap[(instance.ref, name)] = Binding(val, self.site(node))
         return instance
 
     def local_method(self, ref, name: str):
@@ -562,12 +572,7 @@ class CallMixin:
         recurrent = recurrent and module.ref[1] in api.RECURRENT_LAYERS
         # A recurrent layer feeds each time step's state, which has history, to the next:
         # it keeps its weights even over plain data.
-        # A layer whose weight is recomputed from its parameters at each call (spectral_norm)
-        # saves them over plain data too (reparametrized.py).
-        reparametrized = self.reparametrization(node, module)
-        if reparametrized is not None:
-            self.note_reparametrized_saves(built, reparametrized)
-        elif not recurrent and not any(a.origins for a in args):
+        if not recurrent and not any(a.origins for a in args):
             return
         owners = {owner for owner in self.receivers if owner is not None}
         key = self.module_key(node, module)

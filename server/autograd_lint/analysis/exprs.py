@@ -92,6 +92,26 @@ def literal_index(node: ast.AST) -> int | None:
     return None
 
 
+def is_local_module(val: Val) -> bool:
+    """An instance of one of the file's module classes (its object key is an instance's)."""
+    return val.kind == MODULE and isinstance(val.ref, tuple) and val.ref[:1] == ("instance",)
+
+
+def module_element(val: Val) -> Val | None:
+    """What iterating over a list of the file's modules yields (`for layer in self.layers`,
+    `for i, block in enumerate(self.blocks)`): their join, which keeps the class of the
+    first; None for any other iterable."""
+    if val.parts is None or not val.parts:
+        return None
+    joined = val.parts[0]
+    for part in val.parts[1:]:
+        joined = join_vals(joined, part)
+    inner = joined.parts or ()
+    if is_local_module(joined) or any(is_local_module(p) for p in inner):
+        return joined
+    return None
+
+
 class ExpressionMixin:
     """Evaluates expressions against `self.state`; needs the interpreter's helpers."""
 
@@ -179,6 +199,13 @@ class ExpressionMixin:
             origins = self.aligned_element(base.origins, node)
             return Val(origins, ELEMENT) if origins else NOTHING
         if base.kind in (MODULE, OBJECT):  # nn.ModuleList / ModuleDict entries are modules
+            index = literal_index(node.slice)
+            if (
+                base.parts is not None
+                and index is not None
+                and -len(base.parts) <= index < len(base.parts)
+            ):
+                return base.parts[index]  # `self.layers[0]` of the file's modules
             return Val(base.origins, MODULE, None)
         return self.union([base], node)
 
@@ -297,6 +324,7 @@ class ExpressionMixin:
                 saved.setdefault(name, self.state.env.get(name))
         sources = []
         result = Val(EMPTY, CONTAINER)
+        made = []  # each pass's element, when there is one element expression
         loop = self.enter_loop(node)
         try:
             for number in (1, 2):
@@ -307,7 +335,11 @@ class ExpressionMixin:
                     self.bind(gen.target, sources[index], gen)
                     for cond in gen.ifs:
                         self.ev(cond)
-                result = join_vals(result, self._container(elements))
+                if len(elements) == 1:
+                    made.append(self.ev(elements[0]))
+                    result = join_vals(result, Val(made[-1].origins, CONTAINER))
+                else:
+                    result = join_vals(result, self._container(elements))
                 self.context.pop()
                 if number == 1:
                     loop.pass1_end = self.state.copy()
@@ -319,6 +351,10 @@ class ExpressionMixin:
                 self.state.env.pop(name, None)
             else:
                 self.state.env[name] = old
+        if made and all(is_local_module(v) for v in made):
+            # `[Block(d) for _ in range(n)]`: the file's modules, one per pass, so that an
+            # nn.ModuleList over them runs their own forward (and keeps their state).
+            return Val(result.origins, CONTAINER, None, tuple(made))
         return Val(result.origins, CONTAINER)
 
     def ev_ListComp(self, node: ast.ListComp) -> Val:
@@ -333,6 +369,9 @@ class ExpressionMixin:
     # -- helpers shared with statements --------------------------------------------------
     def element_of(self, val: Val) -> Val:
         """What iterating over `val` yields."""
+        modules = module_element(val)
+        if modules is not None:
+            return modules
         if not val.origins:
             return NOTHING
         if val.kind in (CONTAINER, TENSOR, DIST):

@@ -22,7 +22,7 @@ from .exprs import ExpressionMixin
 from .library_calls import LayerStateMixin, LibraryMixin
 from .lifetimes import LifetimeTracker
 from .loops import LoopFrame, LoopMixin
-from .reparametrized import ReparametrizedMixin
+from .parameter_classes import parameter_class
 from .syntax_facts import grad_mode_of, retains_graph
 from .values import (
     CLASS,
@@ -62,13 +62,7 @@ class Frame:
 
 
 class Interpreter(
-    BranchMixin,
-    LoopMixin,
-    ExpressionMixin,
-    CallMixin,
-    LibraryMixin,
-    LayerStateMixin,
-    ReparametrizedMixin,
+    BranchMixin, LoopMixin, ExpressionMixin, CallMixin, LibraryMixin, LayerStateMixin
 ):
     def __init__(
         self, classes: dict[str, ClassInfo], reporter, instances: dict | None = None, roles=None
@@ -191,7 +185,22 @@ class Interpreter(
                 self.instances[ref] = owner
                 env[param.arg] = Binding(Val(frozenset(), api_kind_of(owner), ref), site)
             else:
-                env[param.arg] = Binding(self.parameter_default(param.arg), site)
+                env[param.arg] = Binding(self.root_parameter(fn, param), site)
+
+    def root_parameter(self, fn: FunctionRef, param: ast.arg) -> Val:
+        """A root's parameter: an instance of the file's class its annotation or its calls
+        show (parameter_classes.py), built as a caller would; else what its uses say."""
+        info = parameter_class(fn.node, param, self.classes)
+        if info is None:
+            return self.parameter_default(param.arg)
+        construct = ast.copy_location(ast.Call(ast.Name(info.name, ast.Load()), [], []), info.node)
+        block, guesses = self.frame.block, self.no_guesses
+        # The constructor's arguments are not known here: plain values, not name guesses.
+        self.frame.block, self.no_guesses = info.block, True
+        try:
+            return self.instantiate(construct, info, [])
+        finally:
+            self.frame.block, self.no_guesses = block, guesses
 
     def run_driver(self, info: ClassInfo, loop: ast.For, globals_env: dict) -> None:
         """A framework's loop over the user's class (frameworks.py): an instance built as

@@ -13,8 +13,7 @@ from dataclasses import dataclass, field
 from .exprs import walk
 from .library_distributions import library_steps
 from .model import Role
-from .sole_definers import call_note
-from .values import Origin, Site
+from .values import LoopPass, Origin, Site
 
 MAX_LABEL = 40
 NOT_ANALYSED = "not-analysed"  # the kind of an AG000 notice for code the analysis gave up on
@@ -118,6 +117,14 @@ def names_read_before_written(loop_body: list[ast.stmt]) -> set[str]:
                 if known is None or position <= known[0]:
                     first_use[node.target.id] = (position, True)
     return {name for name, (_, is_load) in first_use.items() if is_load}
+
+
+def _made_in_loop(key, loop) -> bool:
+    """Whether an object key names an object made inside `loop` (its key ends with the
+    loop passes it was made in): it is made again in every iteration, nothing it holds
+    crosses from one to the next."""
+    context = key[-1] if isinstance(key, tuple) and key and isinstance(key[-1], tuple) else ()
+    return any(isinstance(p, LoopPass) and p.loop is loop for p in context)
 
 
 class Reporter:
@@ -258,6 +265,8 @@ class Reporter:
             if hoisted or name in live:
                 found.append((name, binding.site, False, binding.val.origins & stale))
         for (key, attr), binding in state.heap.items():
+            if _made_in_loop(key, loop_frame.node):
+                continue  # an object each iteration makes anew (a step's output record)
             if binding.site is not None and binding.val.origins & stale:
                 owner = key[1] if key[0] == "path" else "self"
                 found.append((f"{owner}.{attr}", binding.site, True, binding.val.origins & stale))
@@ -270,9 +279,7 @@ class Reporter:
     @staticmethod
     def _calls(chain, message: str) -> list[RawStep]:
         return [
-            RawStep(
-                site, f"{message} `{source_of(site)}`{call_note(site.node)}, called here", Role.CALL
-            )
+            RawStep(site, f"{message} `{source_of(site)}`, called here", Role.CALL)
             for site in chain
         ]
 

@@ -23,6 +23,7 @@ CUT_METHODS = frozenset(
         "bool", "long", "int", "byte", "short",
         "any", "all", "count_nonzero", "equal", "allclose", "isclose", "bincount", "get_device",
         "__len__", "keys", "state_dict", "named_modules", "modules", "children",
+        "new_zeros", "new_ones", "new_empty", "new_full", "new_tensor",
     }
 )  # fmt: skip
 

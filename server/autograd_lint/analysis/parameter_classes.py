@@ -1,0 +1,94 @@
+"""The class of a parameter no caller passes, from the file's own classes and its calls.
+
+A training function is often a root: nothing in the file calls it (`train(model, opt,
+loader)` is called from another script), so its `model` is a value we know nothing of,
+and an unknown module passes its inputs' graphs to its output — the memory a model
+detaches before handing it out looks carried (a false error), and the state a layer of
+the file keeps on `self` between calls is never seen (a miss).
+
+What a reader of such a file uses is structural evidence, never a name: the parameter's
+annotation when it names a class of the file, else the calls the function makes on it
+(`model(ids, labels)`, `model(input_ids=..., M_Z=...)`) matched against the `forward`
+signatures of the file's *top* module classes — those no other class of the file builds
+as a part. Exactly one class must accept every call, as Python would bind it; with two
+candidates, or none, or a call Python could not bind, the parameter stays unknown.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from .exprs import walk
+
+FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def accepts(definition: ast.FunctionDef, call: ast.Call, bound_self: bool = True) -> bool:
+    """Whether Python binds `call`'s arguments to `definition`'s parameters (without
+    `self` when `bound_self`): counts, keyword names, and every required one given."""
+    arguments = definition.args
+    positional = [*arguments.posonlyargs, *arguments.args]
+    if bound_self:
+        positional = positional[1:]
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(
+        k.arg is None for k in call.keywords
+    ):
+        return False  # `*args`/`**kw` at the call: what it binds is not known
+    if len(call.args) > len(positional) and arguments.vararg is None:
+        return False
+    by_name = {p.arg for p in positional[len(call.args) :]} | {p.arg for p in arguments.kwonlyargs}
+    given = set()
+    for keyword in call.keywords:
+        if keyword.arg not in by_name and arguments.kwarg is None:
+            return False
+        given.add(keyword.arg)
+    without_default = positional[len(call.args) : len(positional) - len(arguments.defaults)]
+    if any(p.arg not in given for p in without_default):
+        return False
+    required_keywords = [
+        p.arg for p, default in zip(arguments.kwonlyargs, arguments.kw_defaults) if default is None
+    ]
+    return all(name in given for name in required_keywords)
+
+
+def _calls_of(function: ast.FunctionDef, name: str) -> list[ast.Call]:
+    return [
+        node
+        for node in walk(function)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == name
+    ]
+
+
+def _built_as_part(classes: dict) -> set[int]:
+    """The classes of the file that another class of the file constructs."""
+    built = set()
+    for info in classes.values():
+        for node in walk(info.node):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+                part = classes.get(node.func.id)
+                if part is not None and part is not info:
+                    built.add(id(part))
+    return built
+
+
+def parameter_class(function: ast.FunctionDef, param: ast.arg, classes: dict):
+    """The file's class `param` of a root `function` is an instance of, or None."""
+    annotation = param.annotation
+    if isinstance(annotation, ast.Name) and annotation.id in classes:
+        return classes[annotation.id]
+    if annotation is not None:
+        return None  # annotated with something else: not ours to guess
+    calls = _calls_of(function, param.arg)
+    if not calls or not classes:
+        return None
+    parts = _built_as_part(classes)
+    candidates = []
+    for info in classes.values():
+        if id(info) in parts or not info.is_module:
+            continue
+        forward = info.find_method("forward")
+        if forward is None or not isinstance(forward.node, FUNCTIONS):
+            continue
+        if all(accepts(forward.node, call) for call in calls):
+            candidates.append(info)
+    return candidates[0] if len(candidates) == 1 else None

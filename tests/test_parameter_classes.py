@@ -1,0 +1,180 @@
+"""A root's parameter taken for the file's class only on structural evidence; records keep
+their fields; nn.ModuleList over the file's layers runs their own forward.
+
+The mechanisms behind tests/corpus/layer_state_in_module_list_root_model.py and
+memory_fed_back_through_output_record.py (and their clean twins, which torch runs).
+Here: what counts as evidence and what does not, on files with neutral names, and the
+Python binding rules `accepts` claims, checked by calling real functions.
+"""
+
+import ast
+from pathlib import Path
+
+import pytest
+from autograd_lint.analysis import analyze
+from autograd_lint.analysis.definitions import make_class_info
+from autograd_lint.analysis.parameter_classes import accepts, parameter_class
+from autograd_lint.analysis.records import record_fields
+
+CORPUS = Path(__file__).parent / "corpus"
+CRASH = CORPUS / "layer_state_in_module_list_root_model.py"
+
+
+def codes(text: str) -> list[tuple[str, int]]:
+    return [(f.code, f.span.start.line) for f in analyze(text, "t.py")]
+
+
+# -- accepts: Python's own binding, checked by calling ------------------------------------
+SIGNATURES = [
+    "def forward(self, a, b): pass",
+    "def forward(self, a, b=None): pass",
+    "def forward(self, a, *rest): pass",
+    "def forward(self, a, *, key): pass",
+    "def forward(self, a, *, key=1): pass",
+    "def forward(self, a, **extra): pass",
+]
+CALLS = ["f(1)", "f(1, 2)", "f(1, 2, 3)", "f(a=1, b=2)", "f(1, key=2)", "f(1, other=2)"]
+
+
+@pytest.mark.parametrize("signature", SIGNATURES)
+@pytest.mark.parametrize("call", CALLS)
+def test_accepts_agrees_with_python(signature: str, call: str) -> None:
+    definition = ast.parse(signature).body[0]
+    namespace: dict = {}
+    exec(signature, namespace)  # noqa: S102 - our own literal signatures
+    bound = namespace["forward"].__get__(object())  # `self` bound, as a module call binds it
+    try:
+        eval(call, {"f": bound})  # noqa: S307 - our own literal calls
+        python_binds = True
+    except TypeError:
+        python_binds = False
+    assert accepts(definition, ast.parse(call).body[0].value) is python_binds
+
+
+# -- parameter_class: one top module class accepting every call, or nothing ----------------
+def classes_of(text: str) -> tuple[dict, ast.FunctionDef]:
+    tree = ast.parse(text)
+    aliases = {"nn": "torch.nn"}
+    classes = {}
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef):
+            classes[node.name] = make_class_info(node, None)
+    for info in classes.values():
+        info.link_bases(classes, aliases)
+    function = next(n for n in tree.body if isinstance(n, ast.FunctionDef))
+    return classes, function
+
+
+TWO_CLASSES = """
+class Part(nn.Module):
+    def forward(self, x): return x
+
+class Whole(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.part = Part()
+    def forward(self, x, y): return x
+
+class Other(nn.Module):
+    def forward(self, x, y, z=None): return x
+
+def run(p, q: Whole, r: int):
+    p(1, 2)
+    p(3, y=4)
+"""
+
+
+def test_the_one_top_class_that_takes_every_call_is_chosen() -> None:
+    classes, function = classes_of(TWO_CLASSES.replace("z=None", "z"))
+    assert parameter_class(function, function.args.args[0], classes).name == "Whole"
+
+
+def test_two_top_classes_that_take_the_calls_choose_none() -> None:
+    classes, function = classes_of(TWO_CLASSES)  # Other also takes (1, 2) and (3, y=4)
+    assert parameter_class(function, function.args.args[0], classes) is None
+
+
+def test_a_part_of_another_class_is_never_a_root_parameter() -> None:
+    text = TWO_CLASSES.replace("p(1, 2)\n    p(3, y=4)", "p(1)")
+    classes, function = classes_of(text)  # only Part takes p(1), and Whole builds it
+    assert parameter_class(function, function.args.args[0], classes) is None
+
+
+def test_an_annotation_decides_and_a_foreign_one_stops_the_guess() -> None:
+    classes, function = classes_of(TWO_CLASSES)
+    q, r = function.args.args[1], function.args.args[2]
+    assert parameter_class(function, q, classes).name == "Whole"
+    assert parameter_class(function, r, classes) is None
+
+
+def test_a_parameter_never_called_is_left_alone() -> None:
+    classes, function = classes_of(TWO_CLASSES.replace("p(1, 2)\n    p(3, y=4)", "p.train()"))
+    assert parameter_class(function, function.args.args[0], classes) is None
+
+
+# -- end to end: the corpus crash, and what takes the evidence away ------------------------
+def test_the_layer_state_is_found_through_the_inferred_class() -> None:
+    text = CRASH.read_text()
+    line = next(i for i, t in enumerate(text.splitlines(), 1) if "# expect: AG001" in t)
+    assert ("AG001", line) in codes(text)
+
+
+def test_a_second_class_that_takes_the_call_silences_it() -> None:
+    # The same file with another top-level model the training function could be given:
+    # which one it gets is a guess, and a guess is no ground for an error.
+    other = (
+        "\n\nclass PlainModel(nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.lin = nn.Linear(6, 1)\n\n"
+        "    def forward(self, inputs, target):\n"
+        "        return ((self.lin(inputs) - target) ** 2).mean()\n"
+    )
+    text = CRASH.read_text().replace("\n\ndef fit(", other + "\n\ndef fit(", 1)
+    assert not [c for c in codes(text) if c[0] == "AG001"]
+
+
+# -- records --------------------------------------------------------------------------------
+def record(text: str):
+    tree = ast.parse(text)
+    info = make_class_info(tree.body[-1], None)
+    info.link_bases({}, {"dataclass": "dataclasses.dataclass", "NamedTuple": "typing.NamedTuple"})
+    return info
+
+
+def test_record_fields_in_declaration_order() -> None:
+    assert record_fields(record("@dataclass\nclass R:\n    a: int\n    b: int = 0\n")) == ["a", "b"]
+    assert record_fields(record("class R(NamedTuple):\n    a: int\n    b: int\n")) == ["a", "b"]
+    # Its own constructor runs as any class's; a plain class is no record.
+    own = "@dataclass\nclass R:\n    a: int\n    def __init__(self): pass\n"
+    assert record_fields(record(own)) is None
+    assert record_fields(record("class R:\n    a: int\n")) is None
+
+
+def test_a_record_built_by_position_keeps_its_fields() -> None:
+    # A NamedTuple built by position hands the history of what it was given back by name.
+    text = """
+from typing import NamedTuple
+import torch
+
+class Pair(NamedTuple):
+    first: torch.Tensor
+    second: torch.Tensor
+
+w = torch.randn(3, requires_grad=True)
+kept = None
+for step in range(3):
+    y = w.tanh().sum()
+    if kept is not None:
+        y = y + kept.second
+    kept = Pair(y.detach(), y)
+    y.backward()  # the second iteration reaches the first's freed graph
+"""
+    line = next(i for i, t in enumerate(text.splitlines(), 1) if "y.backward()" in t)
+    assert ("AG001", line) in codes(text)
+    fixed = text.replace("Pair(y.detach(), y)", "Pair(y, y.detach())")
+    assert not [c for c in codes(fixed) if c[0] == "AG001"]
+    # torch's verdict on both: the crash raises at that backward, the fix runs.
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        exec(compile(text, "crash", "exec"), {})  # noqa: S102 - the text above
+    exec(compile(fixed, "fixed", "exec"), {})  # noqa: S102
