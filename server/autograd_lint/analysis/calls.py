@@ -17,6 +17,7 @@ from .exprs import dotted_name, is_local_module, module_element
 from .library_calls import extern_ref, is_extern
 from .name_fallback import conventional_module
 from .records import bound_fields, record_fields
+from .sole_definers import call_sole_definer
 from .values import (
     CLASS,
     CONTAINER,
@@ -151,6 +152,9 @@ class CallMixin:
             local = self.local_method(receiver.ref, method)
             if local is not None:
                 return self.call_function(node, local, self.eval_arguments(node), receiver)
+        sole = call_sole_definer(self, node, func, receiver)  # `criterion.forward_twin(...)`
+        if sole is not None:
+            return sole
         args = self.eval_arguments(node)
         key = self.heap_key(func.value, receiver)
         held = self.state.heap.get((key, method)) if key is not None else None
@@ -572,7 +576,12 @@ class CallMixin:
         recurrent = recurrent and module.ref[1] in api.RECURRENT_LAYERS
         # A recurrent layer feeds each time step's state, which has history, to the next:
         # it keeps its weights even over plain data.
-        if not recurrent and not any(a.origins for a in args):
+        # A layer whose weight is recomputed from its parameters at each call (spectral_norm)
+        # saves them over plain data too (reparametrized.py).
+        reparametrized = self.reparametrization(node, module)
+        if reparametrized is not None:
+            self.note_reparametrized_saves(built, reparametrized)
+        elif not recurrent and not any(a.origins for a in args):
             return
         owners = {owner for owner in self.receivers if owner is not None}
         key = self.module_key(node, module)

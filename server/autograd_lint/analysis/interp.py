@@ -23,6 +23,7 @@ from .library_calls import LayerStateMixin, LibraryMixin
 from .lifetimes import LifetimeTracker
 from .loops import LoopFrame, LoopMixin
 from .parameter_classes import parameter_class
+from .reparametrized import ReparametrizedMixin
 from .syntax_facts import grad_mode_of, retains_graph
 from .values import (
     CLASS,
@@ -62,7 +63,13 @@ class Frame:
 
 
 class Interpreter(
-    BranchMixin, LoopMixin, ExpressionMixin, CallMixin, LibraryMixin, LayerStateMixin
+    BranchMixin,
+    LoopMixin,
+    ExpressionMixin,
+    CallMixin,
+    LibraryMixin,
+    LayerStateMixin,
+    ReparametrizedMixin,
 ):
     def __init__(
         self, classes: dict[str, ClassInfo], reporter, instances: dict | None = None, roles=None

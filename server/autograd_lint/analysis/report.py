@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from .exprs import walk
 from .library_distributions import library_steps
 from .model import Role
+from .sole_definers import call_note
 from .values import LoopPass, Origin, Site
 
 MAX_LABEL = 40
@@ -279,7 +280,9 @@ class Reporter:
     @staticmethod
     def _calls(chain, message: str) -> list[RawStep]:
         return [
-            RawStep(site, f"{message} `{source_of(site)}`, called here", Role.CALL)
+            RawStep(
+                site, f"{message} `{source_of(site)}`{call_note(site.node)}, called here", Role.CALL
+            )
             for site in chain
         ]
 
