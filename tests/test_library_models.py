@@ -424,6 +424,45 @@ def set_train_data_keeps_the_targets(row):
     return {"stores-argument"}
 
 
+# -- botorch -----------------------------------------------------------------------------------
+
+
+@check("botorch.fit.fit_gpytorch_mll")
+def fit_gpytorch_mll_backpropagates_what_the_model_holds(row):
+    """The fit back-propagates, iteration after iteration, a loss over the training data the
+    model keeps: targets with history raise on the second iteration, detached ones do not;
+    the cited line is the fit's backward (the closure's `value.backward()`)."""
+    from botorch.models import SingleTaskGP
+    from botorch.optim.closures.core import ForwardBackwardClosure
+    from gpytorch.mlls import ExactMarginalLogLikelihood
+
+    effect = row.effect("backpropagates-held")
+    fit = resolve(row.target)
+    assert list(inspect.signature(fit).parameters)[effect["position"]] == "mll"
+    assert effect["times"] == "repeatedly"
+    assert "value.backward()" in inspect.getsource(ForwardBackwardClosure.__call__)
+    assert row.source.startswith("botorch/optim/closures/core.py: ForwardBackwardClosure.__call__")
+
+    def fitted(detach: bool) -> bool:
+        torch.manual_seed(0)
+        points = torch.rand(10, 2, dtype=torch.float64, requires_grad=True)
+        observed = torch.cos(3.0 * points).sum(dim=-1, keepdim=True)
+        if detach:
+            points, observed = points.detach(), observed.detach()
+        model = SingleTaskGP(points, observed)
+        assert model.train_targets.requires_grad is not detach  # kept as the model's targets
+        try:
+            fit(ExactMarginalLogLikelihood(model.likelihood, model))
+        except RuntimeError as exc:
+            assert FREED in str(exc)
+            return False
+        return True
+
+    assert not fitted(detach=False)
+    assert fitted(detach=True)
+    return {"backpropagates-held"}
+
+
 # -- lightning ---------------------------------------------------------------------------------
 
 LIGHTNING_FITS = """

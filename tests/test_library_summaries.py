@@ -22,7 +22,11 @@ import pytest
 import torch
 from autograd_lint import environment
 from autograd_lint.analysis import library_models
-from autograd_lint.analysis.library_models.state import forward_state, method_stores
+from autograd_lint.analysis.library_models.state import (
+    forward_state,
+    method_parameters,
+    method_stores,
+)
 from autograd_lint.environment import Environment
 from autograd_lint.library_summaries import LibrarySummaries
 
@@ -354,3 +358,38 @@ def test_a_buffer_keeps_what_it_is_given():
     stores, complete = method_stores([replay], "push")
     assert complete and stores == {"memory": ("state",), "rewards": ("reward",)}
     assert kept(forward_state("m.Layer", [layer])) == {"history": "input"}
+
+
+def test_stores_follow_base_constructors_and_star_arguments():
+    """What a constructor stores through its bases: `super().__init__(*items)` into a
+    `*items` base, `Base.__init__(self, kept=value)` named by class, after local
+    transformations of the argument (botorch's SingleTaskGP into gpytorch's ExactGP)."""
+    source = """
+        class Holder:
+            def __init__(self, kept, options=None):
+                self.kept = kept
+                self.options = options
+
+        class Transforming(Holder):
+            def __init__(self, raw, scale=2.0):
+                scaled = self._rescale(raw, factor=scale)
+                Holder.__init__(self, kept=scaled)
+
+            def _rescale(self, value, factor):
+                return value * factor
+
+        class Many:
+            def __init__(self, *parts):
+                self.parts = list(parts)
+
+        class Listing(Many):
+            def __init__(self, *members):
+                super().__init__(*members)
+    """
+    tree = ast.parse(textwrap.dedent(source))
+    holder, transforming, many, listing = (("m.py", node) for node in tree.body)
+    # `scale` multiplies the kept value: it is computed from both.
+    assert method_stores([transforming, holder], "__init__")[0] == {"kept": ("raw", "scale")}
+    assert method_stores([listing, many], "__init__")[0] == {"parts": ("*",)}
+    assert method_parameters([transforming, holder], "__init__") == ("raw", "scale")
+    assert method_parameters([listing, many], "__init__") == ("*",)

@@ -42,7 +42,8 @@ def analyzer_key() -> str:
     """Changes with the version and with any change to the analyzer's source files."""
     package = Path(__file__).resolve().parent
     digest = hashlib.sha256(f"{__version__}\0{FORMAT}".encode())
-    for source in sorted(package.rglob("*.py")):
+    # The library model rows (*.toml) change findings as much as the code does.
+    for source in sorted([*package.rglob("*.py"), *package.rglob("*.toml")]):
         try:
             info = source.stat()
         except OSError:

@@ -28,13 +28,18 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from .analysis.library_models.state import ClassState, forward_state, method_stores
+from .analysis.library_models.state import (
+    ClassState,
+    forward_state,
+    method_parameters,
+    method_stores,
+)
 from .cache import library_files_read, tells_library_reads
 from .environment import Environment
 
 log = logging.getLogger(__name__)
 
-FORMAT = 6  # bump when ClassState or the walk changes: old cache entries are not read
+FORMAT = 7  # bump when ClassState or the walk changes: old cache entries are not read
 MAX_HOPS = 24  # module files followed to find one class and its bases
 # Where the chain stops: nn.Module's own forward is not the library's.
 STOP_CLASSES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module", "object"})
@@ -145,6 +150,21 @@ class LibrarySummaries:
             chain = self._chain(*found, hops) if found is not None else []
             paths = [(str(m.path), node) for m, node in chain]
             self._stores[key] = method_stores(paths, method)[0] if chain else {}
+        return self._stores[key]
+
+    @tells_library_reads
+    def method_parameters(self, qualified_class: str, method: str) -> tuple[str, ...]:
+        """How a call of the class's `method` binds its arguments: the positional
+        parameters (self left out), "*" for `*args`, the keyword-only ones; empty when not
+        found. Memory only."""
+        key = (qualified_class, "parameters", method)
+        if key not in self._stores:
+            self._touched = []
+            hops = [MAX_HOPS]
+            found = self._find_class(qualified_class, hops)
+            chain = self._chain(*found, hops) if found is not None else []
+            paths = [(str(m.path), node) for m, node in chain]
+            self._stores[key] = method_parameters(paths, method) if chain else ()
         return self._stores[key]
 
     def reset_methods(self, qualified_class: str, attributes) -> tuple[str, ...]:

@@ -388,7 +388,7 @@ class CallMixin:
         if name[:1].isupper() and self.lookup(name) is None:
             # An imported class we cannot see: an object, which the code's use of it may
             # show to be a module (see `refine`).
-            return self.extern_object(node, self.qualified(name))
+            return self.extern_object(node, self.qualified(name), args)
         if self.lookup(name) is None and self.unknown_module(NOTHING, name):
             return self.call_module(node, Val(EMPTY, MODULE, None), args)
         return self.union(args, node, assumed=True)
@@ -397,9 +397,11 @@ class CallMixin:
         """`dotted` through the file's imports (`Accelerator` -> `accelerate.Accelerator`)."""
         return self.roles.qualify(dotted) if self.roles is not None else dotted
 
-    def extern_object(self, node: ast.Call, qualified: str) -> Val:
-        """An instance of a class we cannot see, remembered with the class's dotted name."""
-        return Val(EMPTY, OBJECT, extern_ref(qualified, node, self.context))
+    def extern_object(self, node: ast.Call, qualified: str, args=()) -> Val:
+        """An instance of a class we cannot see, remembered with the class's dotted name
+        (and what its constructor stores, for a library's fit loop: library_fits.py)."""
+        made = Val(EMPTY, OBJECT, extern_ref(qualified, node, self.context))
+        return self.hold_arguments(node, made, qualified, list(args))
 
     @staticmethod
     def first(args: list[Val]) -> Val:

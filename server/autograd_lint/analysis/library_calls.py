@@ -15,6 +15,7 @@ import logging
 
 from . import library_models
 from .library_distributions import DistributionMixin, Note, source_site
+from .library_fits import HeldMixin
 from .library_layers import (
     SummaryState,
     bound_inputs,
@@ -38,7 +39,7 @@ def row_for(qualified: str | None):
         return None
 
 
-class LibraryMixin(DistributionMixin):
+class LibraryMixin(DistributionMixin, HeldMixin):
     def modelled_result(self, node: ast.Call, qualified: str | None, args: list[Val]):
         """What a modelled library call returns, or None when no row models its result."""
         row = row_for(qualified)
@@ -50,6 +51,9 @@ class LibraryMixin(DistributionMixin):
             position = backward.get("position", 0)
             if position < len(node.args):
                 self.backward(node, args[position], node)
+        if row.effect("backpropagates-held") is not None:  # `fit_gpytorch_mll(mll)`
+            position = row.effect("backpropagates-held").get("position", 0)
+            return self.fit_held(node, row, args[position] if position < len(args) else None)
         if row.effect("caches-lazily") is not None:
             return self.new_distribution(node, qualified, args)  # a torch.distributions family
         if row.effect("result-no-history") is not None:
@@ -243,11 +247,11 @@ class LayerStateMixin:
         if layer is None and not resets:
             return None
         if args is None:
-            self.eval_arguments(node)
+            args = self.eval_arguments(node)
         if resets:
             self.reset_layer_state()
             return NOTHING
-        return layer
+        return self.hold_arguments(node, layer, qualified, args)  # library_fits.py
 
     def library_result(self, node, receiver: Val, method: str, args: list[Val]) -> Val | None:
         """A method of a library object a row models: `accelerator.prepare(m, opt)` hands
@@ -262,6 +266,9 @@ class LayerStateMixin:
                 for k in effect.kept:
                     self.state.heap.pop((ref, k.name), None)
             return NOTHING
+        fit = self.fit_held(node, row_for(f"{ref[1]}.{method}"), receiver)  # `trainer.train()`
+        if fit is not None:
+            return fit
         return self.modelled_result(node, f"{ref[1]}.{method}", args)
 
     def reset_layer_state(self, ref=None) -> None:

@@ -13,6 +13,7 @@ from typing import NamedTuple
 
 from .blocks import IDENTIFIER, Block
 from .definitions import FunctionRef, make_class_info
+from .library_fits import fit_markers
 from .roles import Roles, import_aliases
 from .values import CLASS, FUNC, NAMESPACE, Binding, Site, Val
 
@@ -21,7 +22,10 @@ DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
 def is_relevant(text: str) -> bool:
-    return any(marker in text for marker in BACKWARD_MARKERS)
+    # A library's fit loop back-propagates for the file (library_fits.py).
+    return any(marker in text for marker in BACKWARD_MARKERS) or any(
+        marker in text for marker in fit_markers()
+    )
 
 
 class Program:

@@ -65,6 +65,10 @@ EFFECTS: dict[str, dict[str, type]] = {
     # forward pre-hook, a parametrization), by ops that save those parameters: its calls
     # keep them for backward even over inputs without history.
     "reparametrizes-weight": {},
+    # A fit loop: back-propagates, `times` ("repeatedly": at every iteration of a loop of
+    # its own), a loss computed from what the object at `position` (a method's row: the
+    # object itself) holds: what its constructor stored, and what the objects stored hold.
+    "backpropagates-held": {"position": int, "times": str},
 }
 TIMES = ("once", "repeatedly", "later")
 REQUIRED: dict[str, tuple[str, ...]] = {
@@ -74,6 +78,7 @@ REQUIRED: dict[str, tuple[str, ...]] = {
     "caches-lazily": ("attributes",),
     "keeps-state": ("attributes",),
     "stores-argument": ("attribute",),
+    "backpropagates-held": ("times",),
 }
 ROW_KEYS = frozenset({"target", "aliases", "says", "source", "versions", "effects"})
 

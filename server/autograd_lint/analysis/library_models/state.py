@@ -119,6 +119,7 @@ class _Walk:
     read_first: dict[str, tuple[str, int]] = field(default_factory=dict)
     surely: set[str] = field(default_factory=set)  # surely assigned in this call so far
     stack: list[tuple[str, int]] = field(default_factory=list)
+    classes: dict[str, int] = field(default_factory=dict)  # chain index by class name
 
 
 def _prepare(chain, max_depth: int, max_nodes: int) -> _Walk:
@@ -134,7 +135,10 @@ def _prepare(chain, max_depth: int, max_nodes: int) -> _Walk:
                 for target in sub.targets:
                     if _self_attribute(target):
                         aliases.setdefault(target.attr, set()).add(sub.value.attr)
-    return _Walk(definitions, aliases, _options(definitions), max_depth, max_nodes)
+    walk = _Walk(definitions, aliases, _options(definitions), max_depth, max_nodes)
+    for index, (_, node) in enumerate(chain):
+        walk.classes.setdefault(node.name, index)
+    return walk
 
 
 def _options(definitions: dict[str, list[Definition]]) -> frozenset[str]:
@@ -214,13 +218,30 @@ def method_stores(
     function = found[0][2]
     parameters = [a.arg for a in (*function.args.posonlyargs, *function.args.args)][1:]
     stores: dict[str, list[str]] = {}
-    for parameter in parameters:
+    # `*models` (gpytorch's IndependentModelList keeps them in a ModuleList) is "*".
+    rest = ["*"] if function.args.vararg is not None else []
+    for parameter in [*parameters, *rest]:
         walk.assigned, walk.read_first, walk.surely = {}, {}, set()
-        _call(walk, method, [INPUT if p == parameter else 0 for p in parameters], 0, -1)
+        arguments = [INPUT if p == parameter else 0 for p in parameters]
+        if parameter == "*":
+            arguments.append(INPUT)
+        _call(walk, method, arguments, 0, -1)
         for name, (bits, _, _) in walk.assigned.items():
             if bits & ANY_INPUT:
                 stores.setdefault(name, []).append(parameter)
     return {name: tuple(found) for name, found in sorted(stores.items())}, walk.complete
+
+
+def method_parameters(chain: Sequence[tuple[str, ast.ClassDef]], method: str) -> tuple[str, ...]:
+    """The parameters a call of the method binds by position (self left out), then "*"
+    for its `*args`, then its keyword-only ones: how a call's arguments line up."""
+    found = _prepare(chain, 0, 0).definitions.get(method)
+    if not found:
+        return ()
+    arguments = found[0][2].args
+    positional = [a.arg for a in (*arguments.posonlyargs, *arguments.args)][1:]
+    rest = ["*"] if arguments.vararg is not None else []
+    return (*positional, *rest, *(a.arg for a in arguments.kwonlyargs))
 
 
 def _self_attribute(node) -> bool:
@@ -416,6 +437,12 @@ def _call_expr(walk: _Walk, scope: _Scope, node: ast.Call, depth: int) -> int:
     name, after = _self_method(function), -1
     if name is None and _super_method(function) is not None:
         name, after = _super_method(function), scope.index
+    if name is None:
+        # `ExactGP.__init__(self, train_targets=train_Y)`: a base's method, named by class.
+        explicit = _explicit_base(walk, node)
+        if explicit is not None:
+            name, after = explicit
+            arguments = arguments[1:]
     targets = []
     if name is not None:
         if name in walk.definitions:
@@ -428,11 +455,13 @@ def _call_expr(walk: _Walk, scope: _Scope, node: ast.Call, depth: int) -> int:
             return passed
         carried = 0
         for target in targets:
-            if (target, after) in walk.stack:
+            called = next((d for d in walk.definitions[target] if d[0] > after), None)
+            if called is None:
+                continue
+            if (target, called[0]) in walk.stack:
                 carried |= passed  # recursion: not followed again
                 continue
-            first = walk.definitions[target][0][2]
-            bound = _bind(first, arguments, keywords)
+            bound = _bind(called[2], arguments, keywords)
             carried |= _call(walk, target, bound, depth + 1, after)
         return carried
     callee = function.attr if isinstance(function, ast.Attribute) else getattr(function, "id", "")
@@ -444,6 +473,24 @@ def _call_expr(walk: _Walk, scope: _Scope, node: ast.Call, depth: int) -> int:
     if callee in NO_HISTORY_CALLS:
         return 0
     return receiver | passed
+
+
+def _explicit_base(walk: _Walk, node: ast.Call) -> tuple[str, int] | None:
+    """(method, chain index before the class) for `Base.method(self, ...)` where `Base` is
+    a class along the chain: the definition found from that class on."""
+    function = node.func
+    if not (
+        isinstance(function, ast.Attribute)
+        and isinstance(function.value, ast.Name)
+        and node.args
+        and isinstance(node.args[0], ast.Name)
+        and node.args[0].id == "self"
+    ):
+        return None
+    index = walk.classes.get(function.value.id)
+    if index is None or function.attr not in walk.definitions:
+        return None
+    return function.attr, index - 1
 
 
 def _bind(function: ast.FunctionDef, arguments: list[int], keywords: dict) -> list[int]:

@@ -1,0 +1,241 @@
+"""Library fit loops over what an object holds (`backpropagates-held` rows).
+
+A library's training routine often back-propagates, at every iteration of a loop of its
+own, a loss computed from data the user handed to an object long before: botorch's
+`fit_gpytorch_mll(mll)` optimises the marginal likelihood of `mll.model` over the
+training targets that `SingleTaskGP(train_X, train_Y)` keeps; denoising_diffusion_pytorch's
+`Trainer1D.train()` draws its batches from the dataset it was built with. A target or a
+dataset tensor built with autograd history before the fit is then back-propagated once
+per iteration, and the second iteration raises.
+
+What an object of a library class holds is what its constructor stores: read from the
+class's source (`LibrarySummaries.method_stores(cls, "__init__")`, which follows
+`super().__init__` and `Base.__init__(self, ...)` along the chain), or from a
+`stores-argument` row of the class, and, through objects it stores, what they hold
+(`SumMarginalLogLikelihood(likelihood, model)` holds the model, which holds its
+targets). The fit itself is a row (`backpropagates-held`), run as a loop of two passes
+whose backward reaches everything held, so a graph built before it is freed by the first
+pass and reached again by the second, as torch does.
+"""
+
+from __future__ import annotations
+
+import ast
+import logging
+import os
+import sys
+from pathlib import Path
+
+from .library_distributions import Note, _parse
+from .values import CONTAINER, EMPTY, NOTHING, Binding, LoopPass, Site, Val
+
+log = logging.getLogger(__name__)
+
+HELD = " (held)"  # ends the heap attribute naming the graphs a library object holds
+HOLDS = "<holds>"  # heap attribute: the objects a library object stores (unnamed in evidence)
+MAX_HOLDING_DEPTH = 8  # objects stored in objects stored in ...
+
+
+def fit_markers() -> frozenset[str]:
+    """Names whose mention makes a file worth interpreting though it never spells
+    `backward`: a fit loop's function (`fit_gpytorch_mll`) or class (`Trainer1D`)."""
+    global _MARKERS
+    if _MARKERS is None:
+        from . import library_models
+
+        found = set()
+        try:
+            for row in library_models.rows():
+                if row.effect("backpropagates-held") is not None:
+                    for name in row.names:
+                        parts = name.split(".")
+                        owner = parts[-2] if len(parts) > 1 and parts[-2][:1].isupper() else None
+                        found.add(owner or parts[-1])
+        except Exception:  # noqa: BLE001 - a broken data file costs its rows, nothing more
+            log.exception("autograd-lint: library models could not be read")
+        _MARKERS = frozenset(found)
+    return _MARKERS
+
+
+_MARKERS: frozenset[str] | None = None
+
+
+def stored_parameters(qualified: str) -> tuple[dict[str, tuple[str, ...]], tuple[str, ...]]:
+    """(constructor parameter -> the attributes the class stores it in, how its call
+    binds arguments): from `stores-argument` rows of the class, else from its source;
+    empty when unknown."""
+    from .library_calls import row_for
+    from .library_layers import current_summaries
+
+    row = row_for(qualified)
+    effects = [e for e in row.effects if e.kind == "stores-argument"] if row is not None else []
+    if effects:
+        stored: dict[str, tuple[str, ...]] = {}
+        for effect in effects:
+            stored[effect["argument"]] = (*stored.get(effect["argument"], ()), effect["attribute"])
+        positional = {e["position"]: e["argument"] for e in effects if "position" in e.parameters}
+        order = tuple(positional.get(i, f"#{i}") for i in range(max(positional, default=-1) + 1))
+        return stored, order
+    top, last = qualified.partition(".")[0], qualified.rpartition(".")[2]
+    if top == "torch" or "." not in qualified or not last[:1].isupper():
+        return {}, ()
+    try:
+        summaries = current_summaries()
+        environment = summaries.environment
+        top_file = environment.resolve_module_file(top)
+        if top_file is None or environment.distribution_of(top_file) is None:
+            return {}, ()  # only installed libraries' classes are read
+        stores = summaries.method_stores(qualified, "__init__")
+        parameters = summaries.method_parameters(qualified, "__init__")
+    except Exception:  # noqa: BLE001 - a library we cannot read costs its findings only
+        log.exception("autograd-lint: could not summarise %s", qualified)
+        return {}, ()
+    by_parameter: dict[str, tuple[str, ...]] = {}
+    for attribute, found in stores.items():
+        for parameter in found:
+            by_parameter[parameter] = (*by_parameter.get(parameter, ()), attribute)
+    return by_parameter, parameters
+
+
+def bind(node: ast.Call, args: list[Val], parameters: tuple[str, ...]) -> dict | None:
+    """Constructor parameter name -> the values passed for it ("*": `*args`), or None
+    when the values do not line up with the call's text."""
+    if len(args) != len(node.args) + len(node.keywords):
+        return None
+    if any(isinstance(a, ast.Starred) for a in node.args):
+        return None
+    positional = parameters[: parameters.index("*")] if "*" in parameters else parameters
+    bound: dict[str, list[Val]] = {}
+    for index, value in enumerate(args[: len(node.args)]):
+        name = positional[index] if index < len(positional) else "*"
+        bound.setdefault(name, []).append(value)
+    for keyword, value in zip(node.keywords, args[len(node.args) :]):
+        bound.setdefault(keyword.arg or "**", []).append(value)
+    return bound
+
+
+def cited_site(row) -> Site | None:
+    """The line of the library a row's `source` cites (`path: Class.method (`code`)`):
+    the statement of that function whose text holds the quoted code, in the file found on
+    this interpreter's sys.path; None when the library is not installed here."""
+    relative, _, rest = row.source.partition(":")
+    found = (Path(entry, relative.strip()) for entry in sys.path if entry)
+    file = next((path for path in found if os.path.isfile(path)), None)
+    parsed = _parse(file) if file is not None else None
+    if parsed is None:
+        return None
+    block, tree = parsed
+    where = rest.strip().split(" ")[0]
+    quoted = rest.partition("`")[2].partition("`")[0]
+    function = None
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and node.name == where.split(".")[0]:
+            function = node
+            for part in where.split(".")[1:]:
+                function = next(
+                    (n for n in function.body if getattr(n, "name", None) == part), None
+                )
+                if function is None:
+                    break
+            if function is not None:
+                break
+    if function is None:
+        return None
+    holding = [
+        statement
+        for statement in ast.walk(function)
+        if isinstance(statement, ast.stmt)
+        and statement is not function
+        and quoted
+        and quoted in "\n".join(block.lines[statement.lineno - 1 : statement.end_lineno])
+    ]
+    # The innermost statement that holds it (`value.backward()`, not the `with` around it).
+    best = min(holding, key=lambda s: (s.end_lineno - s.lineno, -s.col_offset), default=None)
+    return Site(block, best if best is not None else function)
+
+
+class HeldMixin:
+    def hold_arguments(self, node: ast.Call, made: Val, qualified: str, args: list[Val]) -> Val:
+        """A library object keeps what its constructor stores: remember the graphs it
+        holds, and the objects it stores (which hold their own), for a fit loop."""
+        if self.state is None or not args or made.ref is None:
+            return made
+        stored, parameters = stored_parameters(qualified)
+        if not stored:
+            return made
+        bound = bind(node, args, parameters)
+        if bound is None:
+            return made
+        graphs, objects, attributes = EMPTY, [], set()
+        for name, values in bound.items():
+            for value in values if name in stored else ():
+                if any(not o.leaf for o in value.origins):
+                    graphs = graphs | value.origins
+                    attributes.update(stored[name])
+                if value.ref is not None or value.parts:
+                    objects.append(value)
+        heap = self.state.heap
+        if graphs:
+            # Named for the evidence: `self.train_targets of SingleTaskGP (held)`.
+            cls = qualified.rpartition(".")[2]
+            attribute = f"{', '.join(sorted(attributes))} of {cls}{HELD}"
+            self.held_attributes()[made.ref] = attribute
+            heap[(made.ref, attribute)] = Binding(Val(graphs), self.site(node))
+        if objects:
+            heap[(made.ref, HOLDS)] = Binding(Val(EMPTY, CONTAINER, None, tuple(objects)), None)
+        return made
+
+    def held_attributes(self) -> dict:
+        """An object's key -> the heap attribute naming the graphs it holds."""
+        found = self.__dict__.get("_held_attributes")
+        if found is None:
+            found = self.__dict__["_held_attributes"] = {}
+        return found
+
+    def held_by(self, value: Val, depth: int = 0) -> frozenset:
+        """The graphs a library object holds, its stored objects' too (a list of models)."""
+        if self.state is None or depth > MAX_HOLDING_DEPTH:
+            return EMPTY
+        found = EMPTY
+        heap = self.state.heap
+        if value.ref is not None:
+            attribute = self.held_attributes().get(value.ref)
+            binding = heap.get((value.ref, attribute)) if attribute is not None else None
+            if binding is not None:
+                found = binding.val.origins
+            holds = heap.get((value.ref, HOLDS))
+            if holds is not None:
+                found = found | self.held_by(holds.val, depth + 1)
+        for part in value.parts or ():
+            if isinstance(part, Val):
+                found = found | self.held_by(part, depth + 1)
+        return found
+
+    def fit_held(self, node: ast.Call, row, target: Val | None) -> Val | None:
+        """A row's fit loop (`fit_gpytorch_mll(mll)`, `trainer.train()`): each of its
+        iterations back-propagates through what `target` holds. None: no such row."""
+        effect = row.effect("backpropagates-held") if row is not None else None
+        if effect is None:
+            return None
+        if target is None or self.state is None:
+            return NOTHING
+        held = self.held_by(target)
+        if not any(not o.leaf for o in held):
+            return NOTHING
+        note = Note((row.target, "fit"), row.says, tuple(self.context), lambda: cited_site(row))
+        notes = self.library_notes()
+        for origin in held:
+            notes.setdefault(origin, note)
+        loop = self.enter_loop(node)
+        try:
+            for number in (1, 2) if effect.get("times") == "repeatedly" else (1,):
+                self.context.append(LoopPass(node, number))
+                try:
+                    self.backward(node, Val(held), node)
+                finally:
+                    self.context.pop()
+                if number == 1 and self.state is not None:
+                    loop.pass1_end = self.state.copy()
+        finally:
+            self.leave_loop()
+        return NOTHING
