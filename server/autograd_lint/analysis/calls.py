@@ -13,6 +13,7 @@ import ast
 
 from . import roles
 from . import torch_api as api
+from .custom_functions import is_context
 from .exprs import dotted_name, is_local_module, module_element
 from .library_calls import extern_ref, is_extern
 from .name_fallback import conventional_module
@@ -123,6 +124,10 @@ class CallMixin:
                 return library
         receiver = self.ev(func.value)
         method = func.attr
+        if receiver.kind == CLASS and method == "apply":  # `Step.apply(x)`: custom_functions.py
+            applied = self.apply_custom_function(node, receiver.ref)
+            if applied is not None:
+                return applied
         if receiver.kind == NAMESPACE:  # `models.RNNModel(...)`: a project module's name
             found = receiver.ref.lookup(method)
             args = self.eval_arguments(node)
@@ -171,6 +176,8 @@ class CallMixin:
             return self.call_module(node, Val(EMPTY, MODULE, None), args)
         if method in api.CUT_METHODS:
             return NOTHING
+        if method == "save_for_backward" and is_context(receiver.ref):
+            return self.save_for_backward(node, receiver, args)
         if method in ("register_buffer", "register_parameter") and key is not None and node.args:
             name = node.args[0]
             if isinstance(name, ast.Constant) and isinstance(name.value, str) and len(args) > 1:

@@ -17,6 +17,7 @@ from . import frameworks, stepped
 from .branches import BranchMixin
 from .calls import CallMixin, literal_keyword
 from .containers import aligned_origins
+from .custom_functions import CustomFunctionMixin
 from .definitions import ClassInfo, FunctionRef, api_kind_of, make_class_info
 from .exprs import ExpressionMixin
 from .library_calls import LayerStateMixin, LibraryMixin
@@ -70,6 +71,7 @@ class Interpreter(
     LibraryMixin,
     LayerStateMixin,
     ReparametrizedMixin,
+    CustomFunctionMixin,
 ):
     def __init__(
         self, classes: dict[str, ClassInfo], reporter, instances: dict | None = None, roles=None
@@ -417,6 +419,9 @@ class Interpreter(
         stale = [o for o in nodes if o in freed and not o.assumed]
         if stale:
             self.reporter.conflict(self, call, stale)
+        else:  # the backward of each local autograd.Function it reaches (custom_functions.py)
+            self.run_custom_backwards(call, nodes)
+            freed = self.state.freed
         changed = stepped.changed_weights(self, nodes)
         if changed:
             stepped.report(self, call, changed)
