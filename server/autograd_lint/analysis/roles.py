@@ -38,6 +38,7 @@ MODULE_METHODS = frozenset(
      "register_forward_hook", "register_forward_pre_hook", "register_module", "add_module"}
 )  # fmt: skip
 OPTIMIZER_ATTRIBUTES = frozenset({"param_groups", "add_param_group"})
+ITERATING_BUILTINS = frozenset({"next", "iter"})
 # The only nodes the evidence reads (what flows, and what is used how).
 RELEVANT_NODES = (
     ast.Assign, ast.AugAssign, ast.AnnAssign, ast.For, ast.AsyncFor, ast.comprehension,
@@ -248,6 +249,9 @@ class ScopeEvidence:
         if not isinstance(node, ast.Call):
             return
         func = node.func
+        if isinstance(func, ast.Name) and func.id in ITERATING_BUILTINS and node.args:
+            # `next(loader)` takes the next batch as a `for` does: data, as above.
+            self.iterated |= _sources(node.args[0], tainted)
         callee = _path(func)
         if callee is not None:
             self.called.add(callee)
@@ -431,7 +435,13 @@ class Roles:
                     if last in definitions:
                         results.add(last)
                 if definition is not None:
-                    mine = {n for n in scope.params if param_source(n) in found}
+                    # A parameter the function iterates is data: its items reaching a
+                    # backward says nothing of what the caller passed (a loader).
+                    mine = {
+                        n
+                        for n in scope.params
+                        if param_source(n) in found and param_source(n) not in scope.iterated
+                    }
                     if mine:
                         params.setdefault(definition.name, set()).update(mine)
         return effective
