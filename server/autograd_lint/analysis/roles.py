@@ -306,6 +306,11 @@ class ScopeEvidence:
             return MODULE_ROLE
         return None
 
+    def steps_an_optimizer(self) -> bool:
+        """Whether the scope clears and steps an optimizer: a training step, which its
+        caller (a trainer, a framework's loop) runs once per batch, never once per run."""
+        return any({"step", "zero_grad"} <= methods for methods in self.methods.values())
+
     def makes_objects(self, path: str) -> bool:
         """`model = create_model(...)` then `model(x)`; `loader = get_loader()` then
         `for batch in loader`: what `path` returns is used as an object (called, iterated,
@@ -453,10 +458,15 @@ class Roles:
             # propagation is not needed for the rest.
             return scope.role(path, set())
         # A function without loops of its own that some loop calls (an agent's `act()`)
-        # runs once per step: all its calls are per-step calls. One with its own training
-        # loop, called per experiment, is judged by its own loops.
+        # runs once per step: all its calls are per-step calls; so does one that clears and
+        # steps an optimizer (a framework's `learn()`, called by name nowhere in the file).
+        # One with its own training loop, called per experiment, is judged by its loops.
         looped = None
-        if definition is not None and not scope.has_loops and self._runs_in_loop(definition):
+        if (
+            definition is not None
+            and not scope.has_loops
+            and (self._runs_in_loop(definition) or scope.steps_an_optimizer())
+        ):
             looped = scope.called
         return scope.role(path, self.backpropagated(scope), looped, free)
 
