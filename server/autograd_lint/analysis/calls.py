@@ -19,6 +19,7 @@ from .library_calls import extern_ref, is_extern
 from .name_fallback import conventional_module
 from .records import bound_fields, record_fields
 from .sole_definers import call_sole_definer
+from .storage_writes import SAVING_FUNCTIONS
 from .values import (
     CLASS,
     CONTAINER,
@@ -349,6 +350,8 @@ class CallMixin:
         result = self.union(args, node)
         if last in api.WEIGHT_SAVING_FUNCTIONS:
             self.note_parameters_saved(node, args, result)
+        if last in SAVING_FUNCTIONS:  # `torch.einsum(eq, q, self.queue.detach())`
+            self.note_storages_saved(node, node.args, args[: len(node.args)], result)
         return result
 
     # -- calls through a bare name ------------------------------------------------------

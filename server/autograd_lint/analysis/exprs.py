@@ -229,6 +229,7 @@ class ExpressionMixin:
             val = self.union(operands, op)
             if isinstance(op.op, SAVING_OPERATORS):
                 self.note_parameters_saved(op, operands, val)
+                self.note_storages_saved(op, [op.left, op.right], operands, val)  # kept buffers
         return val
 
     def ev_UnaryOp(self, node: ast.UnaryOp) -> Val:
@@ -407,6 +408,8 @@ class ExpressionMixin:
         while isinstance(root, ast.Subscript):
             root = root.value
         current = self.ev(root)
+        if current.kind in (TENSOR, ELEMENT):
+            self.note_storage_written(root, node)  # a kept tensor's new version (storage_writes)
         if current.kind == CONTAINER and isinstance(target, ast.Subscript):
             new = Val(current.origins.union(*(v.origins for v in added)), CONTAINER)
         else:

@@ -25,6 +25,7 @@ from .lifetimes import LifetimeTracker
 from .loops import LoopFrame, LoopMixin
 from .parameter_classes import parameter_class
 from .reparametrized import ReparametrizedMixin
+from .storage_writes import StorageWriteMixin
 from .syntax_facts import grad_mode_of, retains_graph
 from .values import (
     CLASS,
@@ -72,6 +73,7 @@ class Interpreter(
     LayerStateMixin,
     ReparametrizedMixin,
     CustomFunctionMixin,
+    StorageWriteMixin,
 ):
     def __init__(
         self, classes: dict[str, ClassInfo], reporter, instances: dict | None = None, roles=None
@@ -425,6 +427,7 @@ class Interpreter(
         changed = stepped.changed_weights(self, nodes)
         if changed:
             stepped.report(self, call, changed)
+        self.check_storage_writes(call, nodes)  # a kept tensor written after it was saved
         if not retains_graph(call):
             info = Freed(self.site(call), tuple(self.context), tuple(self.call_chain))
             for origin in nodes:

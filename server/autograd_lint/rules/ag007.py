@@ -23,6 +23,11 @@ What it does
     `.parameters()` calls that reach its constructor (of a module, of a submodule, of an
     `nn.Sequential`, through lists and `+`); a layer saves its weights when its input has
     history (a recurrent layer always), and `x @ self.w`, `x * self.w` save the parameter.
+    Across calls it also follows a tensor an object keeps (a buffer, a queue): saved by
+    `q @ self.queue`, `torch.einsum(..., q, self.queue.detach())` (a `.detach()` or a view
+    shares the storage and its version counter; a `.clone()` does not, nor does `.data`),
+    then written in place (`self.queue[:, i:j] = keys.T`, even under `no_grad`) before the
+    backward that needs it — MoCo's queue without its `.clone()`.
 
 Why it is bad
     The backward raises `RuntimeError: one of the variables needed for gradient
