@@ -18,6 +18,7 @@ from .exprs import dotted_name, is_local_module, module_element
 from .library_calls import extern_ref, is_extern
 from .name_fallback import conventional_module
 from .records import bound_fields, record_fields
+from .setup_methods import bound_access_path
 from .sole_definers import call_sole_definer
 from .storage_writes import SAVING_FUNCTIONS
 from .values import (
@@ -185,6 +186,8 @@ class CallMixin:
                 # `self.register_buffer("running_mean", torch.zeros(d))`: plain data.
                 self.state.heap[(key, name.value)] = Binding(args[1], self.site(node))
             return NOTHING
+        if method in api.PARAMETER_METHODS and receiver.kind == TENSOR and not receiver.origins:
+            receiver = Val(EMPTY, MODULE, None)  # only a module has `.parameters()`
         if receiver.kind == MODULE:
             if method in api.PARAMETER_METHODS:
                 leaf = self.new_origin(node, leaf=True)
@@ -277,6 +280,10 @@ class CallMixin:
         # A snippet's global (`accelerator.clip_grad_norm_(...)`) is no tensor for its name's
         # trailing underscore; nor is any object we know nothing of.
         if receiver.kind == TENSOR and not receiver.origins and dotted is not None:
+            if self.has_parameters_taken(node.func):
+                # `model.decoder(feat)` of an object we cannot see, whose `.parameters()`
+                # the code gave an optimizer: a submodule call, not a method.
+                return self.call_module(node, Val(EMPTY, MODULE, None), args)
             # A method of an unknown object: only a graph if the arguments carry one.
             return self.union(args, node, assumed=True)
         if method in api.NON_SAVING_METHODS and receiver.origins:
@@ -549,7 +556,13 @@ class CallMixin:
         root = self.lookup(head)
         if rest and root is not None and root.val.kind in (MODULE, OBJECT) and root.val.ref:
             return ("attr", root.val.ref, rest)
-        return ("path", path)
+        through = bound_access_path(self, root, rest) if rest else None
+        return through if through is not None else ("path", path)
+
+    def has_parameters_taken(self, node: ast.AST) -> bool:
+        """Whether `.parameters()` was called on the object `node` names (by its key)."""
+        key = self.module_key(node, NOTHING)
+        return key is not None and key[0] != "path" and key in self.param_owners.values()
 
     def new_optimizer(self, args: list[Val], qualified: str | None = None) -> Val:
         """`torch.optim.X(m.parameters(), ...)`: an optimizer over the modules whose

@@ -25,6 +25,7 @@ from .lifetimes import LifetimeTracker
 from .loops import LoopFrame, LoopMixin
 from .parameter_classes import parameter_class
 from .reparametrized import ReparametrizedMixin
+from .setup_methods import setup_methods
 from .storage_writes import StorageWriteMixin
 from .syntax_facts import grad_mode_of, retains_graph
 from .values import (
@@ -177,6 +178,11 @@ class Interpreter(
             self.enter_root(init, globals_env, fn.owner, {})
             self.exec_block(init.node.body)
             heap = self.state.heap if self.state is not None else {}
+        for setup in setup_methods(fn.owner, fn) if fn.owner is not None else ():
+            # What a framework calls before the method: the sole writer of what it reads.
+            self.enter_root(setup, globals_env, fn.owner, dict(heap))
+            self.exec_block(setup.node.body)
+            heap = self.state.heap if self.state is not None else heap
         self.enter_root(fn, globals_env, fn.owner, dict(heap))
         self.exec_block(fn.node.body)
 
