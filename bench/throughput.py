@@ -15,9 +15,13 @@ Then the command line as a user runs it, on every core (`--cli-jobs`, default: a
 `autograd-lint check` over the same folders, timed in wall-clock seconds, once with an
 empty result cache (uncached) and once more (cached), beside one `ast.parse` pass over
 the files in this process and `ruff check --select ALL` (uncached, then cached). The CLI's
-CPU seconds (all its processes) are printed too: the wall clock of a shared machine counts
-other people's work. Target: the uncached CLI at most 1.5x the parse pass, the cached one
-at most 10% of the uncached one. `--no-cli` skips this part.
+CPU seconds (all its processes) are printed beside every wall time, ast.parse's and ruff's
+too, with the machine's load average at the start and the end of the run: the wall clock
+of a shared machine counts other people's work, CPU seconds much less. Targets (wall
+time, on a quiet machine): the uncached CLI at most 1.5x the parse pass, the cached one at
+most 10% of the uncached one; the closing summary block says, for each, met or MISSED, and
+for the CLI also the CPU form (its CPU seconds per job over the parse pass's), which a busy
+machine disturbs far less. `--no-cli` skips this part.
 """
 
 from __future__ import annotations
@@ -181,16 +185,6 @@ def print_table(results: list[PackageResult], total: PackageResult, core: int | 
             f"{row.name:<20}{row.files:>7}{row.lines:>10}{row.parse_s:>10.3f}{row.analyze_s:>11.3f}"
             f"{row.lines_per_s:>11,.0f}{row.ratio:>10.2f}  {format_findings(row)}"
         )
-    speed_ok = total.lines_per_s >= TARGET_LINES_PER_SECOND
-    ratio_ok = total.ratio <= TARGET_ANALYZE_OVER_PARSE
-    print(
-        f"target: >= {TARGET_LINES_PER_SECOND:,} lines/s  -> "
-        f"{'met' if speed_ok else 'MISSED'} ({total.lines_per_s:,.0f})"
-    )
-    print(
-        f"target: analyze <= {TARGET_ANALYZE_OVER_PARSE:g}x parse -> "
-        f"{'met' if ratio_ok else 'MISSED'} ({total.ratio:.2f}x)"
-    )
     for row in results:
         for crash in row.crashes[:REPORTED_CRASHES]:
             print(f"CRASH {crash}")
@@ -251,10 +245,10 @@ def timed_run(command: list[str], cores: set[int] | None, cwd: Path) -> tuple[fl
 
 def measure_cli(folders: list[Path], files, jobs: int, cores: set[int] | None) -> dict:
     """The CLI and ruff over `folders`, uncached then cached, beside one parse pass."""
-    start = time.perf_counter()
+    start, start_cpu = time.perf_counter(), time.process_time()
     parse_all(files)
-    parse_wall = time.perf_counter() - start
-    out: dict = {"parse_wall_s": parse_wall, "jobs": jobs}
+    parse_wall, parse_cpu = time.perf_counter() - start, time.process_time() - start_cpu
+    out: dict = {"parse_wall_s": parse_wall, "parse_cpu_s": parse_cpu, "jobs": jobs}
     with tempfile.TemporaryDirectory(prefix="agl-bench-") as scratch:
         work = Path(scratch)
         config = work / "pyproject.toml"
@@ -278,7 +272,7 @@ def print_cli(record: dict) -> None:
     parse = record["parse_wall_s"]
     uncached, cached = record["cli_uncached"], record["cli_cached"]
     print(f"command line, {record['jobs']} jobs, wall-clock s (CPU s of all its processes):")
-    print(f"  ast.parse, one pass, this process  {parse:8.2f}")
+    print(f"  ast.parse, one pass, this process  {parse:8.2f} ({record['parse_cpu_s']:.2f})")
     print(
         f"  autograd-lint check, uncached      {uncached['wall_s']:8.2f} ({uncached['cpu_s']:.2f})"
         f"  = {uncached['wall_s'] / parse:.2f}x parse"
@@ -295,16 +289,60 @@ def print_cli(record: dict) -> None:
             )
     if "ruff_uncached" not in record:
         print("  ruff: not found")
-    ratio_ok = uncached["wall_s"] <= TARGET_CLI_OVER_PARSE * parse
-    cached_ok = cached["wall_s"] <= TARGET_CACHED_OVER_UNCACHED * uncached["wall_s"]
+
+
+def verdict(ok: bool) -> str:
+    return "met" if ok else "MISSED"
+
+
+def load_average() -> str:
+    try:
+        return " ".join(f"{value:.2f}" for value in os.getloadavg())
+    except OSError:
+        return "unknown"
+
+
+def print_summary(
+    total: PackageResult, record: dict | None, loads: tuple[str, str], cores: int
+) -> None:
+    """Every target in one block: wall time (the targets), CPU time beside it."""
+    print(f"summary ({cores} cores; load average 1/5/15 min {loads[0]} at the start, {loads[1]} "
+          "at the end):")  # fmt: skip
     print(
-        f"target: CLI uncached <= {TARGET_CLI_OVER_PARSE:g}x parse -> "
-        f"{'met' if ratio_ok else 'MISSED'} ({uncached['wall_s'] / parse:.2f}x)"
+        f"  target: analyze >= {TARGET_LINES_PER_SECOND:,} lines/s, CPU of one core -> "
+        f"{verdict(total.lines_per_s >= TARGET_LINES_PER_SECOND)} ({total.lines_per_s:,.0f})"
     )
     print(
-        f"target: CLI cached <= {TARGET_CACHED_OVER_UNCACHED:.0%} of uncached -> "
-        f"{'met' if cached_ok else 'MISSED'} ({cached['wall_s'] / uncached['wall_s']:.1%})"
+        f"  target: analyze <= {TARGET_ANALYZE_OVER_PARSE:g}x parse, CPU of one core -> "
+        f"{verdict(total.ratio <= TARGET_ANALYZE_OVER_PARSE)} ({total.ratio:.2f}x)"
     )
+    if record is None:
+        return
+    parse_wall, parse_cpu = record["parse_wall_s"], record["parse_cpu_s"]
+    uncached, cached = record["cli_uncached"], record["cli_cached"]
+    wall_ratio = uncached["wall_s"] / parse_wall
+    # Spread evenly over its jobs, the CLI's CPU seconds are the wall time a quiet machine
+    # would give it (a lower bound: start-up and the last file run on one core).
+    per_job = uncached["cpu_s"] / record["jobs"]
+    print(
+        f"  target: CLI uncached <= {TARGET_CLI_OVER_PARSE:g}x ast.parse, wall -> "
+        f"{verdict(wall_ratio <= TARGET_CLI_OVER_PARSE)} ({uncached['wall_s']:.2f} s / "
+        f"{parse_wall:.2f} s = {wall_ratio:.2f}x); CPU per job {per_job:.2f} s / parse CPU "
+        f"{parse_cpu:.2f} s = {per_job / parse_cpu:.2f}x"
+    )
+    cached_ratio = cached["wall_s"] / uncached["wall_s"]
+    print(
+        f"  target: CLI cached <= {TARGET_CACHED_OVER_UNCACHED:.0%} of uncached, wall -> "
+        f"{verdict(cached_ratio <= TARGET_CACHED_OVER_UNCACHED)} ({cached_ratio:.1%}); "
+        f"CPU {cached['cpu_s'] / uncached['cpu_s']:.1%}"
+    )
+    ruff = record.get("ruff_uncached")
+    if ruff is not None:
+        print(
+            f"  beside: ruff check --select ALL uncached {ruff['wall_s']:.2f} s wall, "
+            f"{ruff['cpu_s']:.2f} s CPU; ours/ruff {uncached['wall_s'] / ruff['wall_s']:.1f}x "
+            f"wall, {uncached['cpu_s'] / ruff['cpu_s']:.1f}x CPU"
+        )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -331,6 +369,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     cores = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else None
+    load_at_start = load_average()
     core = pin_to_one_core()
     log = (lambda msg: print(msg, file=sys.stderr)) if args.json else print
     results: list[PackageResult] = []
@@ -361,6 +400,7 @@ def main(argv: list[str] | None = None) -> int:
     libcst_record = time_libcst(every_file)
     jobs = args.cli_jobs or (len(cores) if cores else os.cpu_count() or 1)
     cli_record = None if args.no_cli else measure_cli(folders, every_file, jobs, cores)
+    loads = (load_at_start, load_average())
     if args.json:
         payload = {
             "core": core,
@@ -373,6 +413,7 @@ def main(argv: list[str] | None = None) -> int:
             },
             "libcst": libcst_record,
             "cli": cli_record,
+            "load_average": {"start": loads[0], "end": loads[1]},
         }
         if args.list_findings:
             ordered = sorted(findings, key=lambda f: f.sort_key())
@@ -385,6 +426,7 @@ def main(argv: list[str] | None = None) -> int:
         print_cli(cli_record)
     if args.list_findings:
         list_findings(findings)
+    print_summary(total, cli_record, loads, len(cores) if cores else os.cpu_count() or 1)
     return 0
 
 
