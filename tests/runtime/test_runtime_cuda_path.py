@@ -65,8 +65,8 @@ def test_peak_memory_comes_from_torch_cuda_on_a_gpu_and_from_rss_on_the_cpu():
 
 
 def test_each_step_records_its_own_peak_device_memory(monkeypatch):
-    harness = load("harness")
-    harness.calls = load("_calls")
+    instrumented = load("_instrumentation")
+    instrumented.calls = load("_calls")
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "2,4")
     cuda = FakeCuda([1000, 300])
     no_graph = SimpleNamespace(
@@ -74,7 +74,7 @@ def test_each_step_records_its_own_peak_device_memory(monkeypatch):
         walk=lambda roots, inputs=None: [],
         inspect=lambda torch, nodes: (None, 0),
     )
-    instrumentation = harness.Instrumentation(
+    instrumentation = instrumented.Instrumentation(
         SimpleNamespace(cuda=cuda), no_graph, SimpleNamespace(), "script.py", None, None
     )
     instrumentation.note_device([SimpleNamespace(type="cpu", index=None), CUDA_1])
