@@ -424,6 +424,58 @@ def set_train_data_keeps_the_targets(row):
     return {"stores-argument"}
 
 
+@check("gpytorch.models.ApproximateGP")
+def approximate_gp_keeps_its_eval_cache(row):
+    """In eval mode the strategy memoises the attributes the row names on the first call;
+    a second query back-propagated after the first raises, and train() (not a repeated
+    eval()) clears them; in training mode nothing is kept."""
+    import gpytorch
+
+    class Regressor(gpytorch.models.ApproximateGP):
+        def __init__(self, anchors):
+            posterior = gpytorch.variational.CholeskyVariationalDistribution(anchors.size(0))
+            strategy = gpytorch.variational.VariationalStrategy(
+                self, anchors, posterior, learn_inducing_locations=False
+            )
+            super().__init__(strategy)
+            self.mean_module = gpytorch.means.ConstantMean()
+            self.covar_module = gpytorch.kernels.RBFKernel()
+
+        def forward(self, x):
+            return gpytorch.distributions.MultivariateNormal(
+                self.mean_module(x), self.covar_module(x)
+            )
+
+    effect = row.effect("caches-while-evaluating")
+    torch.manual_seed(0)
+    model = Regressor(torch.rand(5, 2))
+
+    def query():
+        model(torch.rand(3, 2, requires_grad=True)).mean.sum().backward()
+
+    def kept() -> set[str]:
+        # gpytorch's memoize keys: (name, args, kwargs), or the name (ignore_args=True).
+        cache = getattr(model.variational_strategy, "_memoize_cache", {})
+        return {key if isinstance(key, str) else key[0] for key in cache}
+
+    model.train()
+    assert not raises_freed(query)  # each training-mode call clears the cache first
+    model.eval()
+    query()
+    assert set(effect["attributes"]) <= kept()
+    assert raises_freed(query, times=1)  # the second eval-mode query reuses the freed graph
+    model.eval()  # already evaluating: nothing cleared
+    assert set(effect["attributes"]) <= kept()
+    model.train()
+    assert not kept()
+    model.eval()
+    assert not raises_freed(query, times=1)
+    assert "psd_safe_cholesky(" in inspect.getsource(
+        gpytorch.variational.VariationalStrategy._cholesky_factor
+    )
+    return {"caches-while-evaluating"}
+
+
 # -- botorch -----------------------------------------------------------------------------------
 
 

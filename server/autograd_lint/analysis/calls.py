@@ -200,6 +200,8 @@ class CallMixin:
             if method == "requires_grad_":
                 self.set_frozen(func.value, receiver, node)
                 return receiver
+            if method in ("train", "eval"):
+                self.switch_mode(receiver, method, node)  # library_eval_caches.py
             if method in api.MODULE_PLUMBING:
                 return receiver if method in ("to", "cuda", "cpu", "train", "eval") else NOTHING
             if method.endswith("_") and not method.endswith("__"):
@@ -460,7 +462,7 @@ class CallMixin:
     # -- modules, classes and local functions -------------------------------------------
     def call_module(self, node: ast.Call, module: Val, args: list[Val]) -> Val:
         if not self.frame.grad_enabled:
-            return NOTHING
+            return self.evaluation_cache(node, module, NOTHING)  # kept without history
         local = module.ref is not None and self.class_of_ref(module.ref) is not None
         if not local and module.parts is None and self.is_frozen(node.func, module):
             # A frozen module of a library: only its inputs' graphs reach its output.
@@ -471,7 +473,7 @@ class CallMixin:
             )
             if forward is not None:
                 result = self.call_function(node, forward, args, module)
-                return result
+                return self.evaluation_cache(node, module, result)  # a library's eval cache
         elif module.parts is not None:  # nn.Sequential(...)
             value = args[0] if args else NOTHING
             # Its parts' parameters are its own: an optimizer over it steps them.

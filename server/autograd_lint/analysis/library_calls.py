@@ -15,6 +15,7 @@ import logging
 
 from . import library_models
 from .library_distributions import DistributionMixin, Note, source_site
+from .library_eval_caches import EvalCacheMixin
 from .library_fits import HeldMixin
 from .library_layers import (
     SummaryState,
@@ -39,7 +40,7 @@ def row_for(qualified: str | None):
         return None
 
 
-class LibraryMixin(DistributionMixin, HeldMixin):
+class LibraryMixin(DistributionMixin, HeldMixin, EvalCacheMixin):
     def modelled_result(self, node: ast.Call, qualified: str | None, args: list[Val]):
         """What a modelled library call returns, or None when no row models its result."""
         row = row_for(qualified)

@@ -69,6 +69,10 @@ EFFECTS: dict[str, dict[str, type]] = {
     # its own), a loss computed from what the object at `position` (a method's row: the
     # object itself) holds: what its constructor stored, and what the objects stored hold.
     "backpropagates-held": {"position": int, "times": str},
+    # While the module is in eval mode its first call computes `attributes` from the
+    # module's parameters and keeps them; later calls in eval mode reuse that graph.
+    # Every call in training mode, and `train()`, clear them.
+    "caches-while-evaluating": {"attributes": list},
 }
 TIMES = ("once", "repeatedly", "later")
 REQUIRED: dict[str, tuple[str, ...]] = {
@@ -79,6 +83,7 @@ REQUIRED: dict[str, tuple[str, ...]] = {
     "keeps-state": ("attributes",),
     "stores-argument": ("attribute",),
     "backpropagates-held": ("times",),
+    "caches-while-evaluating": ("attributes",),
 }
 ROW_KEYS = frozenset({"target", "aliases", "says", "source", "versions", "effects"})
 
