@@ -1,9 +1,11 @@
 # runnable
 # Twin of layer_state_in_module_list_root_model.py: the layer keeps its running summary
 # detached, so each batch's graph ends with the batch; the same nn.ModuleList of the
-# file's layers, and the same training function reached only through a command table
+# file's layers, and the same training function found by name at run time
 # (checked on its own, its `net` taken for the one top-level module class whose forward
 # takes `net(inputs, target)`). Runs clean.
+import sys
+
 import torch
 from torch import nn
 
@@ -45,9 +47,8 @@ def fit(net, batches, opt):
         opt.step()
 
 
-COMMANDS = {"fit": fit}
-
 if __name__ == "__main__":
     stack = SummaryStack()
     data = [(torch.randn(4, 6), torch.randn(4, 1)) for _ in range(3)]
-    COMMANDS["fit"](stack, data, torch.optim.SGD(stack.parameters(), lr=0.1))
+    entry = vars(sys.modules[__name__])["fit"]  # found by name at run time, as a task runner does
+    entry(stack, data, torch.optim.SGD(stack.parameters(), lr=0.1))

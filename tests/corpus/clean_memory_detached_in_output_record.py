@@ -2,8 +2,9 @@
 # Twin of memory_fed_back_through_output_record.py: the block's update method returns
 # the new memory detached, so what the record hands out and the loop feeds back carries
 # no graph (the fix from the Infini-attention thread). Same @dataclass output record,
-# same nn.ModuleList walked with enumerate, same training function reached only through
-# a command table. Runs clean.
+# same nn.ModuleList walked with enumerate, same training function found by name at run
+# time. Runs clean.
+import sys
 from dataclasses import dataclass
 
 import torch
@@ -58,9 +59,8 @@ def fit(net, segments, opt):
     opt.zero_grad()
 
 
-COMMANDS = {"fit": fit}
-
 if __name__ == "__main__":
     model = SegmentModel()
     data = [(torch.randn(4, 6), torch.randn(4, 1)) for _ in range(3)]
-    COMMANDS["fit"](model, data, torch.optim.SGD(model.parameters(), lr=0.1))
+    entry = vars(sys.modules[__name__])["fit"]  # found by name at run time, as a task runner does
+    entry(model, data, torch.optim.SGD(model.parameters(), lr=0.1))

@@ -3,8 +3,9 @@
 # training loop feeds `out.memory` back into the next segment's call, with a backward
 # per segment. The record keeps what it is built with, so the next segment's loss
 # reaches the memory built (and freed) by the previous segment's backward. The
-# training function is reached only through a command table: checked on its own, its
+# training function is found by name at run time (a task runner): checked on its own, its
 # `net` is the one top-level module class whose forward takes these keywords.
+import sys
 from dataclasses import dataclass
 
 import torch
@@ -59,9 +60,8 @@ def fit(net, segments, opt):
     opt.zero_grad()
 
 
-COMMANDS = {"fit": fit}
-
 if __name__ == "__main__":
     model = SegmentModel()
     data = [(torch.randn(4, 6), torch.randn(4, 1)) for _ in range(3)]
-    COMMANDS["fit"](model, data, torch.optim.SGD(model.parameters(), lr=0.1))
+    entry = vars(sys.modules[__name__])["fit"]  # found by name at run time, as a task runner does
+    entry(model, data, torch.optim.SGD(model.parameters(), lr=0.1))

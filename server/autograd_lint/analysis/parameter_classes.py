@@ -17,6 +17,7 @@ candidates, or none, or a call Python could not bind, the parameter stays unknow
 from __future__ import annotations
 
 import ast
+import weakref
 
 from .exprs import walk
 
@@ -51,24 +52,36 @@ def accepts(definition: ast.FunctionDef, call: ast.Call, bound_self: bool = True
     return all(name in given for name in required_keywords)
 
 
-def _calls_of(function: ast.FunctionDef, name: str) -> list[ast.Call]:
-    return [
-        node
-        for node in walk(function)
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == name
-    ]
-
-
-def _built_as_part(classes: dict) -> set[int]:
-    """The classes of the file that another class of the file constructs."""
-    built = set()
-    for info in classes.values():
-        for node in walk(info.node):
+def _calls_by_name(function: ast.FunctionDef) -> dict[str, list[ast.Call]]:
+    """The function's calls of a bare name, by name: one walk per definition, kept while
+    its tree lives (every parameter of every root asks)."""
+    found = _CALLS.get(function)
+    if found is None:
+        found = {}
+        for node in walk(function):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
-                part = classes.get(node.func.id)
-                if part is not None and part is not info:
-                    built.add(id(part))
-    return built
+                found.setdefault(node.func.id, []).append(node)
+        _CALLS[function] = found
+    return found
+
+
+def _called_names(class_node: ast.ClassDef) -> frozenset[str]:
+    """The bare names a class's body calls (`Block(d)`), kept while its tree lives."""
+    found = _CALLED.get(class_node)
+    if found is None:
+        found = _CALLED[class_node] = frozenset(_calls_by_name(class_node))
+    return found
+
+
+_CALLS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_CALLED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _built_as_part(info, classes: dict) -> bool:
+    """Whether another class of the file constructs `info` (it is a part, not a model)."""
+    return any(
+        other is not info and info.name in _called_names(other.node) for other in classes.values()
+    )
 
 
 def parameter_class(function: ast.FunctionDef, param: ast.arg, classes: dict):
@@ -78,17 +91,15 @@ def parameter_class(function: ast.FunctionDef, param: ast.arg, classes: dict):
         return classes[annotation.id]
     if annotation is not None:
         return None  # annotated with something else: not ours to guess
-    calls = _calls_of(function, param.arg)
-    if not calls or not classes:
+    calls = _calls_by_name(function).get(param.arg) if classes else None
+    if not calls:
         return None
-    parts = _built_as_part(classes)
     candidates = []
     for info in classes.values():
-        if id(info) in parts or not info.is_module:
-            continue
         forward = info.find_method("forward")
-        if forward is None or not isinstance(forward.node, FUNCTIONS):
+        if forward is None or not isinstance(forward.node, FUNCTIONS) or not info.is_module:
             continue
         if all(accepts(forward.node, call) for call in calls):
             candidates.append(info)
+    candidates = [info for info in candidates if not _built_as_part(info, classes)]
     return candidates[0] if len(candidates) == 1 else None
