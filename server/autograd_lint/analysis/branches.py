@@ -16,6 +16,7 @@ import weakref
 from typing import NamedTuple
 
 from .exprs import walk
+from .literal_arguments import decided_by_literal
 from .syntax_facts import has_backward, none_tests
 from .values import EMPTY, NOTHING, Binding, Val, join_states
 
@@ -99,6 +100,11 @@ class BranchMixin:
 
     def do_If(self, node: ast.If) -> None:
         self.ev(node.test)
+        # `if index == 0:` in a call `f(x, 0)` runs one branch (literal_arguments.py).
+        by_literal = decided_by_literal(node.test, self.frame.literals)
+        if by_literal is not None:
+            self.exec_block(node.body if by_literal else node.orelse)
+            return
         none_in_body, none_in_else = none_tests(node.test)
         condition = stable_condition(node.test)
         if condition is not None and not self.stable_here(node.test):

@@ -16,6 +16,7 @@ from . import torch_api as api
 from .custom_functions import is_context
 from .exprs import dotted_name, is_local_module, module_element
 from .library_calls import extern_ref, is_extern
+from .literal_arguments import literal_arguments
 from .name_fallback import conventional_module
 from .records import bound_fields, record_fields
 from .setup_methods import bound_access_path
@@ -532,7 +533,8 @@ class CallMixin:
         if owner is not None:
             self.receivers.append(owner)
         try:
-            return self.run_function(fn, params, node)
+            literals = literal_arguments(definition, node, receiver is not None)
+            return self.run_function(fn, params, node, literals)
         finally:
             if owner is not None:
                 self.receivers.pop()

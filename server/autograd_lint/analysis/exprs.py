@@ -398,6 +398,14 @@ class ExpressionMixin:
 
     def store_attribute(self, target: ast.Attribute, val: Val, site_node: ast.AST) -> None:
         owner = self.ev(target.value)
+        if target.attr == "requires_grad" and owner.kind in (TENSOR, ELEMENT):
+            flag = getattr(site_node, "value", None)
+            if isinstance(flag, ast.Constant) and flag.value is True and not owner.has_graph:
+                # `real.requires_grad = True`, as `real.requires_grad_()`: a leaf from now on
+                # (torch refuses it on a tensor with history, which keeps requiring grad).
+                leaf = Val(frozenset({self.new_origin(site_node, leaf=True)}))
+                self.assign_to(target.value, leaf, site_node)
+            return
         key = self.heap_key(target.value, owner)
         if key is not None:
             self.state.heap[(key, target.attr)] = Binding(val, self.site(site_node))

@@ -63,6 +63,8 @@ class Frame:
     global_names: set = field(default_factory=set)
     # Stable `if` conditions -> what each branch bound (see `remember_branches`).
     branches: dict = field(default_factory=dict)
+    # Parameters the call bound to a literal (literal_arguments.py): `if index == 0:`.
+    literals: dict = field(default_factory=dict)
 
 
 class Interpreter(
@@ -237,7 +239,9 @@ class Interpreter(
         self.state.env[frameworks.DRIVER_SELF] = Binding(instance, self.site(info.node))
         self.exec_block([loop])
 
-    def run_function(self, fn: FunctionRef, params: dict, call_node: ast.AST) -> Val:
+    def run_function(
+        self, fn: FunctionRef, params: dict, call_node: ast.AST, literals: dict | None = None
+    ) -> Val:
         caller_frame, caller_state = self.frame, self.state
         globals_env = caller_frame.globals_env
         if globals_env is None:
@@ -248,6 +252,7 @@ class Interpreter(
         self.active.append(fn)
         frame = Frame(fn.block, fn, caller_frame.grad_enabled and not fn.no_grad, globals_env)
         frame.closure = self.closure_of(fn, caller_frame, caller_state)
+        frame.literals = literals or {}
         self.frame = frame
         self.state = State(params, caller_state.heap, caller_state.freed, caller_state.stepped)
         try:
