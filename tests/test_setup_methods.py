@@ -164,3 +164,24 @@ def test_setup_methods_picks_the_sole_writer_only() -> None:
         "        self.optim_initialize()\n        for observation, reward in batches:",
     )
     assert chosen(called) == []
+
+
+def test_finding_says_where_the_optimizer_got_the_stepped_weights() -> None:
+    (finding,) = [f for f in analyze(ALGO) if f.code == "AG007"]
+    notes = [(s.span.start.line, s.message) for s in finding.steps(Role.NOTE)]
+    # The setup method's `model.reward.parameters()` (line 12), then the step (line 21).
+    assert notes[0][0] == 12 and "`model.reward.parameters()` reach the optimizer" in notes[0][1]
+    assert notes[-1][0] == 21
+
+
+def test_no_ownership_step_when_two_optimizers_took_the_parameters() -> None:
+    # The reward head's parameters go to a second optimizer too: which one reached the
+    # stepped optimizer is not said (the crash is reported all the same).
+    text = ALGO.replace(
+        "        self.actor_optimizer = torch.optim.Adam(model.actor.parameters(), lr=self.lr)",
+        "        self.actor_optimizer = torch.optim.Adam(\n"
+        "            list(model.actor.parameters()) + list(model.reward.parameters()), lr=self.lr\n"
+        "        )",
+    )
+    (finding,) = [f for f in analyze(text) if f.code == "AG007"]
+    assert [s.message for s in finding.steps(Role.NOTE) if "reach the optimizer" in s.message] == []

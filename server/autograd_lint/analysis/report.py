@@ -296,10 +296,13 @@ class Reporter:
         steps = [RawStep(built, f"graph built here: `{source_of(built)}`", Role.BUILT)]
         steps.extend(library_steps(interp, stale))  # where a library keeps the graph
         shared_name = None
+        reached = set(stale)
         candidates = [
             (name, binding)
             for name, binding in interp.state.env.items()
-            if binding.site is not None and origin in binding.val.origins
+            if binding.site is not None
+            and origin in binding.val.origins
+            and _feeds_both(binding.val, reached)
         ]
         candidates.sort(key=lambda item: getattr(item[1].site.node, "lineno", 0))
         if candidates and not same:
@@ -340,6 +343,13 @@ class Reporter:
             steps,
             extra={"shared": shared_name, "first_backward": freed.site},
         )
+
+
+def _feeds_both(val, reached: set) -> bool:
+    """Whether the value's own node is one the failing backward reaches again after the
+    first freed it: `features`, not the first loss's own term built from it."""
+    built = [o for o in val.origins if not o.leaf]
+    return bool(built) and max(built, key=lambda o: o.seq) in reached
 
 
 def _is_accumulation(node: ast.AST, name: str) -> bool:

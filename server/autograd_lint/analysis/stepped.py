@@ -51,6 +51,20 @@ def library_note_steps(interp, origin: Origin) -> list[RawStep]:
     return [RawStep(site, note.message, Role.NOTE)] if site is not None else []
 
 
+def ownership_steps(interp, origin: Origin, step: Stepped) -> list[RawStep]:
+    """Where the optimizer got the saved weights: the one `.parameters()` call of their
+    module in the analysis (with two, which one reached this optimizer is not said)."""
+    owners = {o for o in interp.weight_saves.get(origin, ()) if interp.state.stepped.get(o) is step}
+    sites = {
+        id(leaf.site.node): leaf.site for leaf, o in interp.param_owners.items() if o in owners
+    }
+    if len(sites) != 1:
+        return []
+    (site,) = sites.values()
+    message = f"`{source_of(site)}` reach the optimizer here: its step updates them"
+    return [RawStep(site, message, Role.NOTE)]
+
+
 def report(interp, call: ast.Call, changed: list[tuple[Origin, Stepped]]) -> None:
     origin, step = min(changed, key=lambda pair: pair[0].seq)
     earlier_pass = origin.context != tuple(interp.context)
@@ -64,6 +78,7 @@ def report(interp, call: ast.Call, changed: list[tuple[Origin, Stepped]]) -> Non
             Role.BUILT,
         ),
         *library_note_steps(interp, origin),
+        *ownership_steps(interp, origin, step),
         RawStep(
             step.site,
             f"`{call_text(step.site.node)}` updates those weights in place",
