@@ -75,6 +75,10 @@ def source_of(site: Site) -> str:
     return text if len(text) <= MAX_LABEL else text[: MAX_LABEL - 1] + "…"
 
 
+# Receivers that need no parentheses before `.attr`.
+ATOMS = (ast.Name, ast.Attribute, ast.Call, ast.Subscript, ast.List, ast.Tuple, ast.Dict)
+
+
 def call_text(call: ast.Call) -> str:
     func = call.func
     if isinstance(func, ast.Attribute):
@@ -84,6 +88,8 @@ def call_text(call: ast.Call) -> str:
             receiver = "…"
         if len(receiver) > MAX_LABEL:
             receiver = receiver[: MAX_LABEL - 1] + "…"
+        if not isinstance(func.value, ATOMS):  # `(a * b).backward()`, not `a * b.backward()`
+            receiver = f"({receiver})"
         return f"{receiver}.{func.attr}()"
     return source_of_node(func) + "()"
 
