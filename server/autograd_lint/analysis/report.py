@@ -239,8 +239,10 @@ class Reporter:
                 Role.FAILS,
             )
         )
-        names = ", ".join(f"`{name}`" for name, *_ in carriers) or "a value"
-        plural = len(carriers) > 1
+        # Three layers of one library class each keep `self.mem`: the name is said once.
+        carried = list(dict.fromkeys(name for name, *_ in carriers))
+        names = ", ".join(f"`{name}`" for name in carried) or "a value"
+        plural = len(carried) > 1
         if hoisted:
             message = rule_message("AG001", "hoisted", names=names, are="are" if plural else "is")
         else:
@@ -255,7 +257,7 @@ class Reporter:
             fails,
             steps,
             loop=Site(loop_frame.block if loop_frame else interp.frame.block, loop_node),
-            extra={"carried": [name for name, *_ in carriers]},
+            extra={"carried": carried},
         )
 
     @staticmethod
