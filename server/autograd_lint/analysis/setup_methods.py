@@ -14,6 +14,7 @@ called: neither is run ahead.
 from __future__ import annotations
 
 import ast
+import weakref
 from typing import TYPE_CHECKING
 
 from .exprs import dotted_name, walk
@@ -28,19 +29,23 @@ def _self_name(fn: FunctionRef) -> str | None:
     return params[0].arg if params else None
 
 
-def _self_attributes(fn: FunctionRef, context: type) -> set[str]:
+# A definition's `self.x` reads and writes, kept while its syntax tree lives: every root
+# method of a class asks about all the others.
+_ATTRIBUTES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _self_attributes(fn: FunctionRef, context: type) -> frozenset[str]:
     """The `self.x` that `fn` reads (`ast.Load`) or assigns (`ast.Store`)."""
-    me = _self_name(fn)
-    found = set()
-    for node in walk(fn.node):
-        if (
-            isinstance(node, ast.Attribute)
-            and isinstance(node.ctx, context)
-            and isinstance(node.value, ast.Name)
-            and node.value.id == me
-        ):
-            found.add(node.attr)
-    return found
+    found = _ATTRIBUTES.get(fn.node)
+    if found is None:
+        me = _self_name(fn)
+        loads, stores = set(), set()
+        for node in walk(fn.node):
+            owner = node.value if isinstance(node, ast.Attribute) else None
+            if isinstance(owner, ast.Name) and owner.id == me:
+                (stores if isinstance(node.ctx, ast.Store) else loads).add(node.attr)
+        found = _ATTRIBUTES[fn.node] = (frozenset(loads), frozenset(stores))
+    return found[1] if context is ast.Store else found[0]
 
 
 def _calls_backward_or_is_called(fn: FunctionRef, owner: ClassInfo) -> bool:
