@@ -15,6 +15,7 @@ import operator
 import weakref
 from typing import NamedTuple
 
+from .bound_methods import surely_set_test
 from .exprs import walk
 from .literal_arguments import decided_by_literal
 from .syntax_facts import has_backward, none_tests
@@ -100,6 +101,10 @@ class BranchMixin:
 
     def do_If(self, node: ast.If) -> None:
         self.ev(node.test)
+        decided = surely_set_test(self, node.test)  # `if self.hook is not None:`, hook set
+        if decided is not None:
+            self.exec_block(node.body if decided else node.orelse)
+            return
         # `if index == 0:` in a call `f(x, 0)` runs one branch (literal_arguments.py).
         by_literal = decided_by_literal(node.test, self.frame.literals)
         if by_literal is not None:

@@ -13,6 +13,7 @@ import ast
 
 from . import roles
 from . import torch_api as api
+from .bound_methods import call_bound_method
 from .custom_functions import is_context
 from .exprs import dotted_name, is_local_module, module_element
 from .library_calls import extern_ref, is_extern
@@ -97,7 +98,8 @@ class CallMixin:
         if callee.kind == MODULE:
             return self.call_module(node, callee, args)
         if callee.kind in (OBJECT, DIST):
-            return self.union(args, node, assumed=True)
+            bound = call_bound_method(self, node, callee, args)  # `hook = accelerator.backward`
+            return bound if bound is not None else self.union(args, node, assumed=True)
         if name is not None:
             return self.call_by_name(node, name, args)
         return self.union([callee, *args], node, assumed=True)

@@ -184,7 +184,7 @@ def analyze(
         findings.append(stopped_notice(len(lines) - 1, cut_off, path))
     notices = len(findings)
     program = None
-    if is_relevant(source):
+    if is_relevant(source) or frameworks.may_be_driven(source):
         program = Program(blocks, path, resolver, cache.definitions if cache else None)
     reused = cache.unchanged_findings(blocks, program) if cache is not None else None
     if reused is not None:
@@ -312,27 +312,28 @@ def analyze_blocks(blocks: list[Block], cache: AnalysisCache | None, program: Pr
 
 def _driver_roots(program, blocks, cache, previous, current, module_key, instances, globals_env):
     """Each class a framework drives (frameworks.py), run in the framework's loop."""
-    if not program.classes or not any("training_step" in b.text for b in blocks):
+    if not program.classes or not frameworks.drives_some(blocks):
         return
     aliases = frameworks.import_aliases(blocks)
     for info in program.classes.values():
-        step = info.find_method(frameworks.TRAINING_STEP)
-        if step is None or not frameworks.is_lightning_module(info, aliases):
+        driver = frameworks.driver_of(info, aliases)
+        if driver is None:
             continue
         key = None
         if cache is not None:
             key = ("driver", info.block.key, program.dependencies(info.block), module_key,
-                   tuple(sorted(aliases.items())))  # fmt: skip
+                   tuple(sorted(aliases.items())), driver.framework, driver.key)  # fmt: skip
 
-        def run(reporter, info=info, step=step):
+        def run(reporter, info=info, driver=driver):
             interp = Interpreter(program.classes, reporter, instances, program.roles)
-            loop = frameworks.lightning_driver(info, step)
+            loop = driver.build()
             interp.run_driver(info, loop, globals_env)
             raws = interp.lifetimes.finish(interp, EMPTY, set())
-            frameworks.explain_driver_steps([*reporter.findings.values(), *raws], loop)
+            frameworks.explain_driver_steps([*reporter.findings.values(), *raws], loop, driver)
             return raws
 
-        raws = _run_root(cache, previous, current, key, run, f"the driver of {info.name}")
+        what = f"the {driver.framework} driver of {info.name}"
+        raws = _run_root(cache, previous, current, key, run, what)
         yield raws
 
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 import ast
 
 from . import torch_api as api
+from .bound_methods import bound_library_method
+from .keyed_dicts import keyed_dict, keyed_entry
 from .values import (
     CONTAINER,
     DIST,
@@ -183,12 +185,16 @@ class ExpressionMixin:
         if owner.kind in (CONTAINER, TENSOR, ELEMENT):
             # `out.logits`, `x.T`, `x.real`: still the same graph.
             return Val(owner.origins) if owner.origins else NOTHING
-        return NOTHING
+        bound = bound_library_method(owner, attr)  # `accelerator.backward`, called later
+        return bound if bound is not None else NOTHING
 
     def ev_Subscript(self, node: ast.Subscript) -> Val:
         base = self.ev(node.value)
         self.ev(node.slice)
         if base.kind == CONTAINER:
+            entry = keyed_entry(base, node.slice)
+            if entry is not None:
+                return entry
             index = literal_index(node.slice)
             if (
                 base.parts is not None
@@ -315,7 +321,8 @@ class ExpressionMixin:
         return self._container(node.elts)
 
     def ev_Dict(self, node: ast.Dict) -> Val:
-        return self._container([*node.keys, *node.values])
+        keyed = keyed_dict(self, node)  # `{"loss": total, ...}`, read back as `out["loss"]`
+        return keyed if keyed is not None else self._container([*node.keys, *node.values])
 
     def _comprehension(self, node, generators, elements) -> Val:
         """A comprehension is a loop: two passes, like `for` statements."""

@@ -10,10 +10,10 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
+from .call_notes import call_note, library_step
 from .exprs import walk
 from .library_distributions import library_steps
 from .model import Role
-from .sole_definers import call_note
 from .values import LoopPass, Origin, Site
 
 MAX_LABEL = 40
@@ -227,10 +227,12 @@ class Reporter:
         steps.append(
             RawStep(
                 freed.site,
-                f"`{call_text(freed.site.node)}` frees the graph's saved tensors in iteration 1",
+                f"`{call_text(freed.site.node)}`{call_note(freed.site.node)} frees the graph's"
+                " saved tensors in iteration 1",
                 Role.FREED,
             )
         )
+        steps.extend(self._inside(freed.site.node))  # the library line that runs it
         steps.extend(self._calls(tuple(interp.call_chain), "the failing backward runs inside"))
         steps.append(
             RawStep(
@@ -286,6 +288,11 @@ class Reporter:
         return found
 
     @staticmethod
+    def _inside(node) -> list[RawStep]:
+        found = library_step(node)
+        return [RawStep(found[0], found[1], Role.NOTE)] if found else []
+
+    @staticmethod
     def _calls(chain, message: str) -> list[RawStep]:
         return [
             RawStep(
@@ -327,10 +334,12 @@ class Reporter:
         steps.append(
             RawStep(
                 freed.site,
-                f"`{call_text(freed.site.node)}` frees the graph's saved tensors",
+                f"`{call_text(freed.site.node)}`{call_note(freed.site.node)} frees the graph's"
+                " saved tensors",
                 Role.FREED,
             )
         )
+        steps.extend(self._inside(freed.site.node))  # the library line that runs it
         steps.extend(self._calls(tuple(interp.call_chain), "the second backward runs inside"))
         steps.append(
             RawStep(fails, f"`{call_text(call)}` goes through the freed graph again", Role.FAILS)

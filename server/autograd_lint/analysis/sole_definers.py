@@ -27,20 +27,10 @@ Pure: stdlib ast only.
 from __future__ import annotations
 
 import ast
-import weakref
 
+from .call_notes import note_call
 from .torch_object_names import TORCH_OBJECT_NAMES
 from .values import MODULE, OBJECT, TENSOR, Val
-
-# Calls run through a sole definer -> what the evidence says of them ("`ShardedLoss`'s
-# method, the only class here that defines `sharded_compute_loss`"); weak: the syntax
-# trees belong to the blocks.
-_NOTES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-
-def call_note(node: ast.AST) -> str:
-    """What a CALL step adds about a call run through its sole definer ("" for others)."""
-    return _NOTES.get(node, "")
 
 
 def sole_definer(classes: dict, method: str):
@@ -79,7 +69,7 @@ def _issues_backward(info, method: str, seen: set) -> bool:
 def call_sole_definer(interp, node: ast.Call, func: ast.Attribute, receiver: Val) -> Val | None:
     """Run `receiver.method(...)` as the sole definer's method, or None when the rules
     above do not hold (the caller then treats the call as it did)."""
-    _NOTES.pop(node, None)
+    note_call(node, None)
     if (
         receiver.ref is not None
         or receiver.origins
@@ -94,9 +84,10 @@ def call_sole_definer(interp, node: ast.Call, func: ast.Attribute, receiver: Val
     method = info.find_method(func.attr)
     if not interp.can_inline(method):
         return None
-    _NOTES[node] = (
-        f" (`{info.name}.{func.attr}`: no other class here defines `{func.attr}`, so the"
-        f" object is a `{info.name}`)"
+    note_call(
+        node,
+        f"`{info.name}.{func.attr}`: no other class here defines `{func.attr}`, so the"
+        f" object is a `{info.name}`",
     )
     instance = interp.instantiate(node, info, [])
     interp.assign_to(func.value, instance, node)

@@ -133,12 +133,22 @@ def join_vals(a: Val, b: Val) -> Val:
         return a
     kind = a.kind if a.kind == b.kind else (a.kind if a.kind != TENSOR else b.kind)
     ref = a.ref if a.ref is not None else b.ref
+    if isinstance(ref, BoundMethod) and a.ref != b.ref:
+        ref = ref._replace(maybe=True)  # a path where it is something else joins here
     parts = None
     if a.parts is not None and b.parts is not None and len(a.parts) == len(b.parts):
         parts = tuple(join_vals(x, y) for x, y in zip(a.parts, b.parts))
     if a.origins == b.origins and parts is None and a.parts is None:
         return a if (kind, ref) == (a.kind, a.ref) else Val(a.origins, kind, ref)
     return Val(a.origins | b.origins, kind, ref, parts)
+
+
+class BoundMethod(NamedTuple):
+    """The ref of a library object's method read without a call (`accelerator.backward`,
+    bound_methods.py); `maybe`: joined with another value, so not set on every path."""
+
+    qualified: str
+    maybe: bool = False
 
 
 class OptimizerRef(NamedTuple):

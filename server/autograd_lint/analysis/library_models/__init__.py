@@ -59,8 +59,9 @@ EFFECTS: dict[str, dict[str, type]] = {
     # Keeps the argument (by name, or at `position`) as `attribute` of the object.
     "stores-argument": {"argument": str, "position": int, "attribute": str},
     # The framework back-propagates what this method returns, after it returns, unless
-    # the object sets `unless-attribute` to False.
-    "backpropagates-return": {"unless-attribute": str},
+    # the object sets `unless-attribute` to False; `each-element`: a returned tuple's
+    # elements one after the other (a backward each), not their sum.
+    "backpropagates-return": {"unless-attribute": str, "each-element": bool},
     # The module given computes its weight from its parameters before every call (a
     # forward pre-hook, a parametrization), by ops that save those parameters: its calls
     # keep them for backward even over inputs without history.

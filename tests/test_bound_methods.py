@@ -1,0 +1,111 @@
+"""A library method read without a call and called later (analysis/bound_methods.py), the
+guard on it, and dicts read back by literal key (analysis/keyed_dicts.py). The corpus pair
+hook_wired_to_library_backward*.py shows the whole chain with torch's verdict; these pin
+each piece on programs torch runs, with accelerate's real Accelerator on the CPU.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from autograd_lint.analysis import Role, analyze
+
+FREED = "Trying to backward through the graph a second time"
+
+pytest.importorskip("accelerate")
+
+HOOKED = """
+import sys
+
+import torch
+from accelerate import Accelerator
+
+torch.manual_seed(0)
+accelerator = Accelerator(cpu=True)
+layer = torch.nn.Linear(3, 1)
+{hook}
+for _ in range(2):
+    loss = layer(torch.randn(4, 3)).pow(2).mean()
+    if hook is not None:
+        hook(loss)
+    accelerator.backward(loss)
+"""
+SURE = "hook = accelerator.backward"
+# Set on one path only (the program's argument decides): the guard is not decided.
+MAYBE = "hook = None\nif len(sys.argv) > 1:\n    hook = accelerator.backward"
+# A method no row describes: calling it is unknown, as before.
+NO_ROW = "hook = accelerator.print"
+
+DICTS = """
+import torch
+
+torch.manual_seed(0)
+trunk, head_a, head_b = torch.nn.Linear(3, 4), torch.nn.Linear(4, 1), torch.nn.Linear(3, 1)
+x = torch.randn(5, 3)
+features = trunk(x)
+losses = {{"a": head_a(features).mean(), "b": {b}}}
+losses["a"].backward()
+losses["b"].backward()
+"""
+SHARED = "head_a(features).pow(2).mean()"
+DISJOINT = "head_b(x).mean()"
+
+
+def run(text: str, tmp_path, *argv: str) -> bool:
+    """Whether torch raises the freed-graph error (any other failure fails the test)."""
+    path = tmp_path / "program.py"
+    path.write_text(text, encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, str(path), *argv], capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0 or FREED in done.stderr, done.stderr
+    return done.returncode != 0
+
+
+BACKWARD = "    accelerator.backward(loss)"
+
+
+def line_of(text: str, wanted: str) -> int:
+    return next(i for i, line in enumerate(text.splitlines(), 1) if line == wanted)
+
+
+def findings(text: str):
+    return [f for f in analyze(text, "program.py") if f.code in ("AG001", "AG002", "AG007")]
+
+
+def test_a_hook_set_to_accelerator_backward_back_propagates(tmp_path):
+    text = HOOKED.format(hook=SURE)
+    assert run(text, tmp_path)
+    found = findings(text)
+    assert [(f.code, f.span.start.line) for f in found] == [("AG002", line_of(text, BACKWARD))]
+    freed = found[0].steps(Role.FREED)[0]
+    assert "`accelerate.Accelerator.backward`" in freed.message
+    inside = [s for s in found[0].steps(Role.NOTE) if s.path]
+    assert inside and inside[0].path.endswith("accelerate/accelerator.py")
+    source = Path(inside[0].path).read_text(encoding="utf-8").splitlines()
+    line = source[inside[0].span.start.line - 1]
+    assert ".backward(" in line
+
+
+def test_a_hook_set_on_one_path_leaves_the_guard_open(tmp_path):
+    text = HOOKED.format(hook=MAYBE)
+    assert not run(text, tmp_path)  # unset: runs
+    assert run(text, tmp_path, "set")  # set: raises; which path runs, nothing here says
+    assert findings(text) == []
+
+
+def test_a_method_without_a_row_stays_unknown(tmp_path):
+    text = HOOKED.format(hook=NO_ROW)
+    assert not run(text, tmp_path)
+    assert findings(text) == []
+
+
+@pytest.mark.parametrize("entry, raises", [(SHARED, True), (DISJOINT, False)])
+def test_a_dict_entry_read_by_its_key_is_that_entry(entry, raises, tmp_path):
+    text = DICTS.format(b=entry)
+    assert run(text, tmp_path) is raises
+    expected = [("AG002", line_of(text, 'losses["b"].backward()'))] if raises else []
+    assert [(f.code, f.span.start.line) for f in findings(text)] == expected
