@@ -127,6 +127,9 @@ class CallMixin:
             library = self.library_call(node, self.qualified(dotted))
             if library is not None:
                 return library
+            loaded = self.loaded_library_module(node, self.qualified(dotted))  # from_pretrained
+            if loaded is not None:
+                return loaded
         receiver = self.ev(func.value)
         method = func.attr
         if receiver.kind == CLASS and method == "apply":  # `Step.apply(x)`: custom_functions.py
@@ -612,7 +615,11 @@ class CallMixin:
         reparametrized = self.reparametrization(node, module)
         if reparametrized is not None:
             self.note_reparametrized_saves(built, reparametrized)
-        elif not recurrent and not any(a.origins for a in args):
+        elif (
+            not recurrent
+            and not any(a.origins for a in args)
+            and not self.saves_parameters_over_data(built, module)  # library_submodules.py
+        ):
             return
         owners = {owner for owner in self.receivers if owner is not None}
         key = self.module_key(node, module)

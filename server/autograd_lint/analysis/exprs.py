@@ -177,6 +177,9 @@ class ExpressionMixin:
         if owner.kind == MODULE:
             if attr in self.data_attributes.get(owner.ref, ()):
                 return NOTHING  # `self.hparams` of a LightningModule (frameworks.py)
+            layer = self.library_submodule(node, owner)  # `bert.embeddings`: library_submodules
+            if layer is not None:
+                return layer
             # An unknown attribute of a module: a submodule or a parameter (a leaf).
             return Val(frozenset({self.new_origin(node, leaf=True)}), MODULE, None)
         if owner.kind == DIST:  # `d.probs`, `d.mean`: what a library row says it reads

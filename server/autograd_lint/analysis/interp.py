@@ -21,6 +21,7 @@ from .custom_functions import CustomFunctionMixin
 from .definitions import ClassInfo, FunctionRef, api_kind_of, make_class_info
 from .exprs import ExpressionMixin
 from .library_calls import LayerStateMixin, LibraryMixin
+from .library_submodules import LibrarySubmoduleMixin
 from .lifetimes import LifetimeTracker
 from .loops import LoopFrame, LoopMixin
 from .parameter_classes import parameter_class
@@ -76,6 +77,7 @@ class Interpreter(
     LayerStateMixin,
     ReparametrizedMixin,
     CustomFunctionMixin,
+    LibrarySubmoduleMixin,
     StorageWriteMixin,
 ):
     def __init__(
