@@ -26,7 +26,7 @@ import ast
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from . import library_models, lightning_legacy
+from . import library_models
 from .model import Role
 from .roles import import_aliases, qualify
 
@@ -94,9 +94,9 @@ class Driver:
     framework: str  # for the analysis root's name
     build: Callable[[], ast.For]
     calls: str  # a CALL step at a synthetic line
+    frees: str | None  # a FREED step at a synthetic line (None: as the report said)
     fails: str  # a FAILS step at a synthetic line
     prefix: str  # before the message of a finding at a synthetic line
-    frees: str | None = None  # a FREED step at a synthetic line (None: as the report said)
     key: tuple = ()  # what else its findings depend on (the framework's version)
 
 
@@ -113,24 +113,12 @@ def drives_some(blocks) -> bool:
 def driver_of(info, aliases: dict[str, str]) -> Driver | None:
     """The driver of a class of the file, or None when no framework drives it."""
     step = info.find_method(TRAINING_STEP)
-    legacy = step is not None and lightning_legacy.takes_optimizer_index(step)
-    if legacy and lightning_legacy.optimizer_count(info) and is_lightning_module(info, aliases):
-        # Lightning < 1.1 and several optimizers (lightning_legacy.py cites its loop).
-        loop = (info, step, DRIVER_SELF, DRIVER_BATCH, DRIVER_LOADER)
-        return Driver(
-            "Lightning",
-            lambda: lightning_legacy.optimizer_loop(*loop),
-            lightning_legacy.CALLS,
-            lightning_legacy.FREES,
-            lightning_legacy.FAILS,
-            lightning_legacy.PREFIX,
-            ("legacy",),
-        )
     if step is not None and is_lightning_module(info, aliases):
         return Driver(
             "Lightning",
             lambda: lightning_driver(info, step),
             "Lightning calls `training_step` for every batch",
+            None,
             "Lightning back-propagates the loss `training_step` returns (automatic "
             "optimization) and goes through the freed graph again",
             "Lightning back-propagates the loss `training_step` returns — ",
@@ -148,10 +136,10 @@ def driver_of(info, aliases: dict[str, str]) -> Driver | None:
         "Composer",
         lambda: composer_driver(info, loss, each),
         "Composer's Trainer calls `forward(batch)`, then `loss(outputs, batch)`, for every batch",
-        f"{row.says} ({row.source}): the next one goes through the freed graph again",
-        "Composer's Trainer back-propagates the losses `loss` returns — ",
         "Composer's Trainer back-propagates the first loss returned, which frees the graph's "
         "saved tensors",
+        f"{row.says} ({row.source}): the next one goes through the freed graph again",
+        "Composer's Trainer back-propagates the losses `loss` returns — ",
         ("composer", version),
     )
 
