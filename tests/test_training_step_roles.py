@@ -1,7 +1,8 @@
 """A method that clears and steps an optimizer is a training step (analysis/roles.py,
 `ScopeEvidence.steps_an_optimizer`): its caller — a trainer, an RL framework's loop —
-runs it once per batch, so a callable it calls whose result reaches a backward is a
-module, as one called inside a loop is. The step's modules come from its constructor or
+runs it once per batch, so an object it holds (`self.critic`) that it calls, and whose
+result reaches a backward, is a module, as a callable called inside a loop is (a function
+it imports is not: its result may be plain data). The step's modules come from its constructor or
 from a library base class, and nothing in the file calls the step by name (OfflineRL-Kit's
 CQL `learn`, tianshou's and rlpyt's algorithms).
 
@@ -114,16 +115,44 @@ head = lambda f: f * torch.ones(3, requires_grad=True)
 Scorer(encoder, head, head).score(torch.randn(2, 3))
 """
 
+# A training step without an object of its own: the function it imports is no module by
+# being called there (it may well make plain data, as here), so `obs` is no shared graph.
+IMPORTED_FUNCTION = """
+import torch
+from mylib.data import preprocess
+
+
+def update(batch, actor, critic, actor_opt, critic_opt):
+    obs = preprocess(batch)
+    critic_loss = critic(obs).pow(2).mean()
+    critic_opt.zero_grad()
+    critic_loss.backward()
+    critic_opt.step()
+    actor_loss = -critic(actor(obs)).mean()
+    actor_opt.zero_grad()
+    actor_loss.backward()
+    actor_opt.step()
+"""
+
+IMPORTED_FUNCTION_DRIVER = """
+actor, critic = torch.nn.Linear(3, 3), torch.nn.Linear(3, 1)
+update(torch.randn(4, 3), actor, critic, torch.optim.SGD(actor.parameters(), lr=0.1),
+       torch.optim.SGD(critic.parameters(), lr=0.1))
+"""
+
 PROGRAMS = {
     "step-shared-encoder": (STEP_CLASS, STEP_DRIVER, ("AG002", 20)),
     "step-summed-losses": (SUMMED, STEP_DRIVER, None),
     "own-loop-setting": (OWN_LOOP, OWN_LOOP_DRIVER, None),
     "no-step-plain-callables": (NO_STEP, NO_STEP_DRIVER, None),
+    "imported-function-in-step": (IMPORTED_FUNCTION, IMPORTED_FUNCTION_DRIVER, None),
 }
 
 
 def _torch_outcome(text: str) -> tuple[str, int] | None:
     """(error message, line in `text`) when running it raises a RuntimeError, else None."""
+    # The snippet's library function, as a plain one: it makes data.
+    text = text.replace("from mylib.data import preprocess", "preprocess = torch.as_tensor")
     code = compile(text, "<program>", "exec")
     try:
         exec(code, {"__name__": "__program__"})

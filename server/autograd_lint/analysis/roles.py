@@ -355,6 +355,15 @@ def _called_in_loops(walked: list[list[ast.AST]]) -> tuple[set[str], bool]:
     return found, loops
 
 
+def held_calls(definition, called: set[str]) -> set[str]:
+    """The paths called on a method's first parameter (`self.net`, `self.actforward`)."""
+    params = [*definition.args.posonlyargs, *definition.args.args]
+    if not params:
+        return set()
+    prefix = params[0].arg + "."
+    return {path for path in called if path.startswith(prefix)}
+
+
 def param_source(name: str) -> str:
     return f"<parameter {name}>"  # no path can be spelled so
 
@@ -458,16 +467,17 @@ class Roles:
             # propagation is not needed for the rest.
             return scope.role(path, set())
         # A function without loops of its own that some loop calls (an agent's `act()`)
-        # runs once per step: all its calls are per-step calls; so does one that clears and
-        # steps an optimizer (a framework's `learn()`, called by name nowhere in the file).
-        # One with its own training loop, called per experiment, is judged by its loops.
+        # runs once per step: all its calls are per-step calls. So does a method that clears
+        # and steps an optimizer (a framework's `learn()`, called by name nowhere in the
+        # file), for the objects it holds (`self.critic(...)`): a function it imports
+        # (`preprocess(batch)`) says nothing of parameters. One with its own training loop,
+        # called per experiment, is judged by its loops.
         looped = None
-        if (
-            definition is not None
-            and not scope.has_loops
-            and (self._runs_in_loop(definition) or scope.steps_an_optimizer())
-        ):
-            looped = scope.called
+        if definition is not None and not scope.has_loops:
+            if self._runs_in_loop(definition):
+                looped = scope.called
+            elif scope.steps_an_optimizer():
+                looped = held_calls(definition, scope.called)
         return scope.role(path, self.backpropagated(scope), looped, free)
 
     def _runs_in_loop(self, definition) -> bool:
