@@ -26,7 +26,7 @@ import ast
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from . import library_models
+from . import library_models, lightning_legacy
 from .model import Role
 from .roles import import_aliases, qualify
 
@@ -113,6 +113,19 @@ def drives_some(blocks) -> bool:
 def driver_of(info, aliases: dict[str, str]) -> Driver | None:
     """The driver of a class of the file, or None when no framework drives it."""
     step = info.find_method(TRAINING_STEP)
+    legacy = step is not None and lightning_legacy.takes_optimizer_index(step)
+    if legacy and lightning_legacy.optimizer_count(info) and is_lightning_module(info, aliases):
+        # Lightning < 1.1 and several optimizers (lightning_legacy.py cites its loop).
+        loop = (info, step, DRIVER_SELF, DRIVER_BATCH, DRIVER_LOADER)
+        return Driver(
+            "Lightning",
+            lambda: lightning_legacy.optimizer_loop(*loop),
+            lightning_legacy.CALLS,
+            lightning_legacy.FREES,
+            lightning_legacy.FAILS,
+            lightning_legacy.PREFIX,
+            ("legacy",),
+        )
     if step is not None and is_lightning_module(info, aliases):
         return Driver(
             "Lightning",
