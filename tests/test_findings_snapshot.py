@@ -48,6 +48,8 @@ def _inputs():
 def _relative(path: str | Path) -> str:
     text = str(path).replace("\\", "/")
     root = str(ROOT).replace("\\", "/") + "/"
+    if "/site-packages/" in text:  # a library's file: where it is installed is the machine's
+        return "site-packages/" + text.rpartition("/site-packages/")[2]
     return text[len(root) :] if text.startswith(root) else text
 
 
