@@ -208,6 +208,8 @@ class CallMixin:
                 return receiver
             if method in ("train", "eval"):
                 self.switch_mode(receiver, method, node)  # library_eval_caches.py
+            if method == "add_module":  # calling it runs the module: added_modules.py
+                self.add_module_part(node, func.value, receiver, args)
             if method in api.MODULE_PLUMBING:
                 return receiver if method in ("to", "cuda", "cpu", "train", "eval") else NOTHING
             if method.endswith("_") and not method.endswith("__"):
@@ -496,7 +498,8 @@ class CallMixin:
         self.note_weights_saved(built, node.func, module, args)
         origins = origins | {built, self.new_origin(node.func, leaf=True)}
         self.call_site = node
-        return self.carry_layer_state(module, args, Val(origins))
+        result = self.carry_layer_state(module, args, Val(origins))
+        return self.run_added_modules(node, module, result)  # add_module: added_modules.py
 
     def instance_ref(self, node: ast.Call) -> tuple:
         """The abstract object a constructor call makes here (its site, its loop passes)."""

@@ -14,6 +14,7 @@ import ast
 from dataclasses import dataclass, field
 
 from . import frameworks, stepped
+from .added_modules import AddedModuleMixin
 from .branches import BranchMixin
 from .calls import CallMixin, literal_keyword
 from .containers import aligned_origins
@@ -78,6 +79,7 @@ class Interpreter(
     ReparametrizedMixin,
     CustomFunctionMixin,
     LibrarySubmoduleMixin,
+    AddedModuleMixin,
     StorageWriteMixin,
 ):
     def __init__(
