@@ -115,3 +115,49 @@ def test_requires_grad_true_makes_a_leaf_whose_layer_saves_weights(flag: str, ex
     assert reported == expected
     assert (error is not None) == bool(expected)
     assert error is None or "modified by an inplace operation" in error
+
+
+ANCHORED = """
+import lightning as L
+import torch
+from torch.utils.data import DataLoader, TensorDataset
+
+
+class Anchored(L.LightningModule):
+    def __init__(self):
+        super().__init__()
+        self.body = torch.nn.Sequential(torch.nn.Linear(3, 8), torch.nn.Tanh(), torch.nn.Linear(8, 1))
+        self.anchor = None
+
+    def configure_optimizers(self):
+        return torch.optim.SGD(self.parameters(), lr=0.01)
+
+    def training_step(self, batch, batch_idx):
+        x, y = batch
+        loss = torch.nn.functional.mse_loss(self.body(x), y)
+        if batch_idx == 0:
+            self.anchor = loss
+        return loss + 0.1 * self.anchor
+
+
+if __name__ == "__main__":
+    data = TensorDataset(torch.randn(12, 3), torch.randn(12, 1))
+    trainer = L.Trainer(max_epochs=1, limit_train_batches=3, logger=False,
+        enable_checkpointing=False, enable_progress_bar=False, enable_model_summary=False,
+        accelerator="cpu")
+    trainer.fit(Anchored(), DataLoader(data, batch_size=4))
+"""
+
+
+def test_a_framework_driver_batch_decides_no_batch_index_branch() -> None:
+    # Lightning's driver stands for every batch: `if batch_idx == 0:` must stay undecided,
+    # so the loss kept from the first batch is carried into the second (Lightning raises).
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-c", ANCHORED], capture_output=True, text=True, timeout=300
+    )
+    assert "backward through the graph a second time" in done.stderr
+    line = next(n for n, t in enumerate(ANCHORED.splitlines(), 1) if "0.1 * self.anchor" in t)
+    assert ("AG001", line) in [(f.code, f.span.start.line) for f in analyze(ANCHORED, "t.py")]

@@ -238,7 +238,9 @@ def lightning_driver(info, step) -> ast.For | None:
     anchor = returns[-1] if backward else step.node
     name = _returned_name(returns[-1].value) if backward else "output"
     text = f"for {DRIVER_BATCH} in {DRIVER_LOADER}:\n"
-    text += f"    {name} = {DRIVER_SELF}.{TRAINING_STEP}({DRIVER_BATCH}, 0)\n"
+    # `batch_index` is left unbound: one batch stands for all, so `if batch_idx == 0:` in the
+    # step is decided by nothing (a literal 0 would decide it: literal_arguments.py).
+    text += f"    {name} = {DRIVER_SELF}.{TRAINING_STEP}({DRIVER_BATCH}, batch_index)\n"
     if backward:
         # A dict's "loss" is what Lightning back-propagates; the whole dict carries it.
         text += f"    {name}.backward()\n"
