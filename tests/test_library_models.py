@@ -533,6 +533,117 @@ def fit_gpytorch_mll_backpropagates_what_the_model_holds(row):
     return {"backpropagates-held"}
 
 
+# -- deepxde -----------------------------------------------------------------------------------
+
+DEEPXDE_FIT = """
+import os
+os.environ["DDE_BACKEND"] = "pytorch"
+import deepxde as dde
+import numpy as np
+import torch
+
+variable = dde.Variable(2.0)
+assert variable.requires_grad and variable.grad_fn is None  # a leaf
+
+def residual(x, y):
+    return -dde.grad.hessian(y, x) - torch.sin(x)
+
+def values(x):
+    return {values}
+
+calls = []
+def counted(x):
+    calls.append(len(x))
+    return values(x)
+
+segment = dde.geometry.Interval(0.0, 1.0)
+condition = dde.icbc.{condition}
+problem = dde.data.{data}
+model = dde.Model(problem, dde.nn.FNN([{inputs}, 6, 1], "tanh", "Glorot uniform"))
+model.compile("adam", lr=1e-3, external_trainable_variables=variable)
+try:
+    model.train(iterations=3, display_every=1)
+    print("CLEAN", len(calls))
+except RuntimeError as exc:
+    print("FREED" if "{freed}" in str(exc) else "OTHER", len(calls))
+"""
+
+DEEPXDE_CONDITIONS = {
+    "deepxde.icbc.boundary_conditions.DirichletBC": (
+        "DirichletBC(segment, counted, lambda _, on: on)",
+        "PDE(segment, residual, [condition], num_domain=8, num_boundary=2)",
+        "1",
+    ),
+    "deepxde.icbc.initial_conditions.IC": (
+        "IC(space_time, counted, lambda _, on: on)",
+        "TimePDE(space_time, lambda x, y: dde.grad.jacobian(y, x, j=1), [condition], "
+        "num_domain=8, num_initial=3)",
+        "2",
+    ),
+}
+
+
+def deepxde_fit(condition: str, values: str) -> tuple[str, int]:
+    """Train a tiny model whose one condition's function computes `values`: FREED, CLEAN
+    or OTHER, and how many times the library called the function."""
+    constructor, data, inputs = DEEPXDE_CONDITIONS[condition]
+    source = DEEPXDE_FIT.format(
+        values=values, condition=constructor, data=data, inputs=inputs, freed=FREED
+    )
+    if condition.endswith(".IC"):
+        source = source.replace(
+            "segment = dde.geometry.Interval(0.0, 1.0)",
+            "segment = dde.geometry.Interval(0.0, 1.0)\n"
+            "space_time = dde.geometry.GeometryXTime(segment, dde.geometry.TimeDomain(0, 1))",
+        )
+    done = subprocess.run(
+        [sys.executable, "-c", source], capture_output=True, text=True, timeout=300
+    )
+    verdict, count = done.stdout.split()[-2:]
+    return verdict, int(count)
+
+
+@check("deepxde.backend.pytorch.tensor.Variable")
+def deepxde_variable_is_a_leaf(row):
+    # The check runs in DEEPXDE_FIT's program: the assertion there fails it otherwise.
+    assert (
+        deepxde_fit("deepxde.icbc.boundary_conditions.DirichletBC", "torch.as_tensor(x)")[0]
+        == "CLEAN"
+    )
+    return {"result-leaf"}
+
+
+@check("deepxde.icbc.boundary_conditions.DirichletBC", "deepxde.icbc.initial_conditions.IC")
+def deepxde_condition_keeps_its_function_values(row):
+    effect = row.effect("caches-call-of-argument")
+    cls = resolve(row.target)
+    assert list(inspect.signature(cls.__init__).parameters)[1:][effect["position"]] == "func"
+    assert effect["argument"] == "func"
+    # Called once, for all three iterations; a value with a saving graph over the variable
+    # is back-propagated again in the second; one whose only node is an addition is not.
+    scaled = "variable * torch.as_tensor(np.cos(x[:, 0:1]))"
+    shifted = "torch.as_tensor(np.cos(x[:, 0:1])) + variable"
+    assert deepxde_fit(row.target, scaled) == ("FREED", 1)
+    assert deepxde_fit(row.target, shifted) == ("CLEAN", 1)
+    return {"caches-call-of-argument"}
+
+
+@check("deepxde.model.Model.train")
+def deepxde_train_backpropagates_every_iteration(row):
+    import deepxde
+
+    effect = row.effect("backpropagates-held")
+    assert effect["times"] == "repeatedly" and "position" not in effect.parameters
+    source = inspect.getsource(deepxde.model.Model._compile_pytorch)
+    assert "total_loss.backward()" in source
+    # The kept values with a graph raise in the second iteration (above); the same
+    # function with a detached variable trains for every iteration.
+    detached = "variable.detach() * torch.as_tensor(np.cos(x[:, 0:1]))"
+    verdict = deepxde_fit("deepxde.icbc.boundary_conditions.DirichletBC", detached)
+    assert verdict == ("CLEAN", 1)
+    return {"backpropagates-held"}
+
+
 # -- lightning ---------------------------------------------------------------------------------
 
 LIGHTNING_FITS = """

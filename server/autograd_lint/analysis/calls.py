@@ -206,6 +206,9 @@ class CallMixin:
             if method == "requires_grad_":
                 self.set_frozen(func.value, receiver, node)
                 return receiver
+            fit = self.library_fit(node, receiver, method)  # deepxde's model.train()
+            if fit is not None:
+                return fit
             if method in ("train", "eval"):
                 self.switch_mode(receiver, method, node)  # library_eval_caches.py
             if method == "add_module":  # calling it runs the module: added_modules.py
@@ -678,7 +681,8 @@ class CallMixin:
             return val
         role = self.role_of(path, binding)
         if role == roles.MODULE_ROLE:
-            return Val(EMPTY, MODULE, None)
+            # A library object that holds graphs stays itself (library_fits.py).
+            return Val(EMPTY, MODULE, val.ref if self.holds_graphs(val) else None)
         if role == roles.OPTIMIZER_ROLE:
             return Val(EMPTY, OPTIMIZER)
         return val

@@ -236,6 +236,7 @@ class ExpressionMixin:
         for op in reversed(spine):
             operands = [val, self.ev(op.right)]
             val = self.union(operands, op)
+            self.note_binary_node(op, val)  # `a + b` saves nothing: saved_tensors.py
             if isinstance(op.op, SAVING_OPERATORS):
                 self.note_parameters_saved(op, operands, val)
                 self.note_storages_saved(op, [op.left, op.right], operands, val)  # kept buffers

@@ -27,6 +27,7 @@ from .lifetimes import LifetimeTracker
 from .loops import LoopFrame, LoopMixin
 from .parameter_classes import parameter_class
 from .reparametrized import ReparametrizedMixin
+from .saved_tensors import SavedTensorsMixin
 from .setup_methods import setup_methods
 from .storage_writes import StorageWriteMixin
 from .syntax_facts import grad_mode_of, retains_graph
@@ -70,6 +71,7 @@ class Frame:
 
 
 class Interpreter(
+    SavedTensorsMixin,
     BranchMixin,
     LoopMixin,
     ExpressionMixin,
@@ -433,7 +435,9 @@ class Interpreter(
         self.lifetimes.on_backward(self, call, nodes, literal_keyword(call, "retain_graph") is True)
         freed = self.state.freed
         # A graph only assumed to exist (an unknown call's result) is not enough for an error.
-        stale = [o for o in nodes if o in freed and not o.assumed]
+        # (Nor is a node that saved nothing: torch goes through it again.)
+        saves_nothing = self.saves_nothing()
+        stale = [o for o in nodes if o in freed and not o.assumed and o not in saves_nothing]
         if stale:
             self.reporter.conflict(self, call, stale)
         else:  # the backward of each local autograd.Function it reaches (custom_functions.py)

@@ -16,7 +16,7 @@ import logging
 from . import library_models
 from .library_distributions import DistributionMixin, Note, source_site
 from .library_eval_caches import EvalCacheMixin
-from .library_fits import HeldMixin
+from .library_fits import HeldMixin, holds_what_it_is_given
 from .library_layers import (
     SummaryState,
     bound_inputs,
@@ -24,7 +24,7 @@ from .library_layers import (
     is_library_module,
     summary_state,
 )
-from .values import CONTAINER, EMPTY, MODULE, NOTHING, Binding, LoopPass, Val
+from .values import CONTAINER, EMPTY, MODULE, NOTHING, OBJECT, Binding, LoopPass, Val
 
 log = logging.getLogger(__name__)
 
@@ -243,8 +243,16 @@ class LayerStateMixin:
         """`snn.Leaky(...)`, `functional.reset_net(model)`, `snn.Synaptic.detach_hidden()`:
         a stateful layer, or a reset of every layer (more than one may be reset: the safe
         side for findings). `args`: the arguments, when the caller evaluated them already."""
+        row = row_for(qualified)
+        if row is not None and row.effect("result-leaf") is not None:  # `dde.Variable(1.5)`
+            if args is None:
+                self.eval_arguments(node)
+            return Val(frozenset({self.new_origin(node, leaf=True)}))
         layer = self.stateful_layer(node, qualified)
         resets = layer is None and is_reset(qualified)
+        if layer is None and not resets and holds_what_it_is_given(qualified):
+            # `dde.icbc.IC(geom, func, ...)`: an object a library's fit loop reaches.
+            layer = Val(EMPTY, OBJECT, extern_ref(qualified, node, self.context))
         if layer is None and not resets:
             return None
         if args is None:

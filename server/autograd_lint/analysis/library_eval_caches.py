@@ -57,9 +57,7 @@ class EvalCacheMixin:
         if info is None or self.state is None or evaluation_row(info) is None:
             return
         flag = node.args[0] if node.args else None
-        evaluating = method == "eval" or (
-            isinstance(flag, ast.Constant) and flag.value is False
-        )
+        evaluating = method == "eval" or (isinstance(flag, ast.Constant) and flag.value is False)
         heap = self.state.heap
         if evaluating and (receiver.ref, EVALUATING) in heap:
             return  # gpytorch's Module.train(False) clears only when leaving training mode

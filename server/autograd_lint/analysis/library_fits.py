@@ -27,7 +27,7 @@ import sys
 from pathlib import Path
 
 from .library_distributions import Note, _parse
-from .values import CONTAINER, EMPTY, NOTHING, Binding, LoopPass, Site, Val
+from .values import CONTAINER, EMPTY, FUNC, NOTHING, Binding, LoopPass, Site, Val
 
 log = logging.getLogger(__name__)
 
@@ -49,8 +49,9 @@ def fit_markers() -> frozenset[str]:
                 if row.effect("backpropagates-held") is not None:
                     for name in row.names:
                         parts = name.split(".")
-                        owner = parts[-2] if len(parts) > 1 and parts[-2][:1].isupper() else None
-                        found.add(owner or parts[-1])
+                        # A method (`Model.train`): the library's name, in its import.
+                        method = len(parts) > 2 and parts[-2][:1].isupper()
+                        found.add(parts[0] if method else parts[-1])
         except Exception:  # noqa: BLE001 - a broken data file costs its rows, nothing more
             log.exception("autograd-lint: library models could not be read")
         _MARKERS = frozenset(found)
@@ -58,6 +59,38 @@ def fit_markers() -> frozenset[str]:
 
 
 _MARKERS: frozenset[str] | None = None
+
+
+HOLDING_EFFECTS = ("stores-argument", "caches-call-of-argument")
+
+
+def fit_libraries() -> frozenset[str]:
+    """Top-level packages with a fit loop row: their objects are followed for what they
+    hold (`deepxde`: its Model's train reaches the data, the data its conditions)."""
+    from . import library_models
+
+    try:
+        return frozenset(
+            row.target.partition(".")[0]
+            for row in library_models.rows()
+            if row.effect("backpropagates-held") is not None
+        )
+    except Exception:  # noqa: BLE001 - a broken data file costs its rows, nothing more
+        log.exception("autograd-lint: library models could not be read")
+        return frozenset()
+
+
+def holds_what_it_is_given(qualified: str) -> bool:
+    """A library class whose objects a fit loop may reach through what they hold: a row
+    says what it keeps, or its library has a fit loop and its source stores arguments."""
+    from .library_calls import row_for
+
+    row = row_for(qualified)
+    if row is not None and any(row.effect(kind) for kind in HOLDING_EFFECTS):
+        return True
+    if qualified.partition(".")[0] not in fit_libraries():
+        return False
+    return bool(stored_parameters(qualified)[0])
 
 
 def stored_parameters(qualified: str) -> tuple[dict[str, tuple[str, ...]], tuple[str, ...]]:
@@ -68,11 +101,12 @@ def stored_parameters(qualified: str) -> tuple[dict[str, tuple[str, ...]], tuple
     from .library_layers import current_summaries
 
     row = row_for(qualified)
-    effects = [e for e in row.effects if e.kind == "stores-argument"] if row is not None else []
+    effects = [e for e in row.effects if e.kind in HOLDING_EFFECTS] if row is not None else []
     if effects:
         stored: dict[str, tuple[str, ...]] = {}
         for effect in effects:
-            stored[effect["argument"]] = (*stored.get(effect["argument"], ()), effect["attribute"])
+            attribute = effect.get("attribute") or f"{effect['argument']}(...)"
+            stored[effect["argument"]] = (*stored.get(effect["argument"], ()), attribute)
         positional = {e["position"]: e["argument"] for e in effects if "position" in e.parameters}
         order = tuple(positional.get(i, f"#{i}") for i in range(max(positional, default=-1) + 1))
         return stored, order
@@ -95,6 +129,16 @@ def stored_parameters(qualified: str) -> tuple[dict[str, tuple[str, ...]], tuple
         for parameter in found:
             by_parameter[parameter] = (*by_parameter.get(parameter, ()), attribute)
     return by_parameter, parameters
+
+
+def called_arguments(qualified: str) -> frozenset[str]:
+    """The constructor parameters a row says the library calls and keeps the value of."""
+    from .library_calls import row_for
+
+    row = row_for(qualified)
+    if row is None:
+        return frozenset()
+    return frozenset(e["argument"] for e in row.effects if e.kind == "caches-call-of-argument")
 
 
 def bind(node: ast.Call, args: list[Val], parameters: tuple[str, ...]) -> dict | None:
@@ -167,7 +211,13 @@ class HeldMixin:
         if bound is None:
             return made
         graphs, objects, attributes = EMPTY, [], set()
+        called = called_arguments(qualified)
         for name, values in bound.items():
+            if name in called:
+                # The library calls it on data of its own and keeps the value (DeepXDE's
+                # IC caches its function's values on the training points).
+                values = [self.call_kept_function(node, v) for v in values]
+                self.note_kept_values(qualified, values)
             for value in values if name in stored else ():
                 if any(not o.leaf for o in value.origins):
                     graphs = graphs | value.origins
@@ -184,6 +234,34 @@ class HeldMixin:
         if objects:
             heap[(made.ref, HOLDS)] = Binding(Val(EMPTY, CONTAINER, None, tuple(objects)), None)
         return made
+
+    def call_kept_function(self, node: ast.Call, value: Val) -> Val:
+        """The value of a function of the file called with plain data, as a library that
+        keeps it calls it; anything else passed is kept as it is."""
+        if value.kind != FUNC or value.ref is None:
+            return value
+        arguments = value.ref.node.args
+        count = len(arguments.posonlyargs) + len(arguments.args) - len(arguments.defaults)
+        return self.call_function(node, value.ref, [NOTHING] * max(count, 0), None)
+
+    def note_kept_values(self, qualified: str, values: list[Val]) -> None:
+        """Evidence for what a row's object keeps: a step at the library's cache."""
+        from .library_calls import row_for
+
+        row = row_for(qualified)
+        note = Note((row.target, "kept"), row.says, tuple(self.context), lambda: cited_site(row))
+        notes = self.library_notes()
+        for value in values:
+            for origin in value.origins:
+                if not origin.leaf:
+                    notes.setdefault(origin, note)
+
+    def holds_graphs(self, value: Val) -> bool:
+        """Whether a library object holds graphs (or objects that may): kept by name."""
+        if self.state is None or value.ref is None:
+            return False
+        heap = self.state.heap
+        return value.ref in self.held_attributes() or (value.ref, HOLDS) in heap
 
     def held_attributes(self) -> dict:
         """An object's key -> the heap attribute naming the graphs it holds."""
@@ -210,6 +288,15 @@ class HeldMixin:
             if isinstance(part, Val):
                 found = found | self.held_by(part, depth + 1)
         return found
+
+    def library_fit(self, node: ast.Call, receiver: Val, method: str) -> Val | None:
+        """`model.train()` of a library object whose row is a fit loop (deepxde's Model),
+        before `train` is taken for nn.Module's mode switch; None: no such row."""
+        from .library_calls import is_extern, row_for
+
+        if not is_extern(receiver.ref):
+            return None
+        return self.fit_held(node, row_for(f"{receiver.ref[1]}.{method}"), receiver)
 
     def fit_held(self, node: ast.Call, row, target: Val | None) -> Val | None:
         """A row's fit loop (`fit_gpytorch_mll(mll)`, `trainer.train()`): each of its

@@ -74,6 +74,11 @@ EFFECTS: dict[str, dict[str, type]] = {
     # module's parameters and keeps them; later calls in eval mode reuse that graph.
     # Every call in training mode, and `train()`, clear them.
     "caches-while-evaluating": {"attributes": list},
+    # Calls the callable argument (by name, at `position`) on data of its own, once, and
+    # keeps the value for every later use (a result cache): what it returns is held.
+    "caches-call-of-argument": {"argument": str, "position": int},
+    # Returns a new tensor that requires grad: a leaf (a trainable variable).
+    "result-leaf": {},
 }
 TIMES = ("once", "repeatedly", "later")
 REQUIRED: dict[str, tuple[str, ...]] = {
@@ -85,6 +90,7 @@ REQUIRED: dict[str, tuple[str, ...]] = {
     "stores-argument": ("attribute",),
     "backpropagates-held": ("times",),
     "caches-while-evaluating": ("attributes",),
+    "caches-call-of-argument": ("argument", "position"),
 }
 ROW_KEYS = frozenset({"target", "aliases", "says", "source", "versions", "effects"})
 
