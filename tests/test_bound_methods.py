@@ -109,3 +109,20 @@ def test_a_dict_entry_read_by_its_key_is_that_entry(entry, raises, tmp_path):
     assert run(text, tmp_path) is raises
     expected = [("AG002", line_of(text, 'losses["b"].backward()'))] if raises else []
     assert [(f.code, f.span.start.line) for f in findings(text)] == expected
+
+
+def test_two_dicts_joined_are_read_as_either(tmp_path):
+    # Which literal `losses` is depends on the path: its "b" may be the shared one.
+    text = (
+        DICTS.format(b=DISJOINT)
+        .replace(
+            'losses["a"].backward()',
+            "if len(sys.argv) > 1:\n"
+            '    losses = {"a": losses["a"], "b": head_a(features).pow(2).mean()}\n'
+            'losses["a"].backward()',
+        )
+        .replace("import torch\n", "import sys\n\nimport torch\n", 1)
+    )
+    assert not run(text, tmp_path)
+    assert run(text, tmp_path, "shared")
+    assert findings(text) == []  # `b` is freed on one path only: no error either way
