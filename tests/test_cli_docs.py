@@ -243,3 +243,28 @@ def test_the_fix_on_save_setting_names_a_kind_the_server_answers(tmp_path):
         client.send({"method": "exit"})
     finally:
         client.process.kill()
+
+
+def shape_matches(shown, real, where="") -> list[str]:
+    """Where `shown` (the page's example) has a key or a kind of value that `real` lacks."""
+    if isinstance(shown, dict):
+        if not isinstance(real, dict):
+            return [f"{where}: not an object"]
+        missing = [f"{where}.{key}" for key in shown if key not in real]
+        nested = [shape_matches(shown[k], real[k], f"{where}.{k}") for k in shown if k in real]
+        return missing + [problem for problems in nested for problem in problems]
+    if isinstance(shown, list):
+        if not isinstance(real, list) or (shown and not real):
+            return [f"{where}: not a non-empty list"]
+        return shape_matches(shown[0], real[0], f"{where}[0]") if shown else []
+    if shown in ("...", {}):  # a value left out
+        return []
+    return [] if type(shown) is type(real) else [f"{where}: {type(real).__name__}"]
+
+
+def test_the_json_example_has_the_shape_of_real_output(tmp_path):
+    (example,) = [b for b in blocks(CLI_MD, "json") if b.startswith('{"version"')]
+    shown = json.loads(example.replace("{...}", "{}"))
+    shutil.copy(ROOT / "samples" / "ag001_rnn_hidden_buggy.py", tmp_path / "train.py")
+    result = run(["autograd-lint", "check", "--format", "json", "--no-cache", "."], cwd=tmp_path)
+    assert shape_matches(shown, json.loads(result.stdout)) == []
