@@ -39,6 +39,8 @@ RUN = [
     ("cli.md", "yaml", r"--format sarif", "test_cli_docs.py"),
     ("cli.md", "json", r'^\{"version": 1', "test_cli_docs.py"),
     ("fixes.md", "json", r"editor\.codeActionsOnSave", "test_cli_docs.py"),
+    # Options and modules only: a mutation run takes hours.
+    ("mutation.md", "sh", r"", "test_mutation_docs.py"),
 ]
 
 # (page, language, pattern, why it is not run)
@@ -73,7 +75,6 @@ NOT_RUN = [
         r"^\S+\.py:\d+:\d+: AG00",
         "output of a case described in the prose, not a command",
     ),
-    ("mutation.md", "sh", r"", "a mutation run takes hours (bench/mutation.py); not part of CI"),
     (
         "notebooks.md",
         "python",
