@@ -6,6 +6,7 @@ reason, so "every snippet runs in CI" cannot rot silently."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -134,3 +135,17 @@ def test_the_readme_test_command_is_what_ci_runs():
     ]
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     assert command in ci.splitlines()
+
+
+def test_the_vsix_the_pages_name_is_the_one_the_build_makes():
+    # `npm run package` names the file after package.json's name and version.
+    package = json.loads((ROOT / "package.json").read_text(encoding="utf-8"))
+    named = set()
+    for page in PAGES:
+        named |= set(
+            re.findall(
+                r"autograd-lint-(?:linux-x64-)?(\d+\.\d+\.\d+)\.vsix",
+                page.read_text(encoding="utf-8"),
+            )
+        )
+    assert named == {package["version"]}
