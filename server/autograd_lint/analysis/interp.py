@@ -437,7 +437,11 @@ class Interpreter(
         # A graph only assumed to exist (an unknown call's result) is not enough for an error.
         # (Nor is a node that saved nothing: torch goes through it again.)
         saves_nothing = self.saves_nothing()
-        stale = [o for o in nodes if o in freed and not o.assumed and o not in saves_nothing]
+        stale = [
+            o
+            for o in nodes
+            if o in freed and not o.assumed and id(o.site.node) not in saves_nothing
+        ]
         if stale:
             self.reporter.conflict(self, call, stale)
         else:  # the backward of each local autograd.Function it reaches (custom_functions.py)

@@ -202,8 +202,10 @@ class HeldMixin:
     def hold_arguments(self, node: ast.Call, made: Val, qualified: str, args: list[Val]) -> Val:
         """A library object keeps what its constructor stores: remember the graphs it
         holds, and the objects it stores (which hold their own), for a fit loop."""
-        if self.state is None or not args or made.ref is None:
+        if self.state is None or made.ref is None:
             return made
+        if not any(self.worth_holding(a) for a in args) and not called_arguments(qualified):
+            return made  # nothing a fit loop could reach: the class is not even read
         stored, parameters = stored_parameters(qualified)
         if not stored:
             return made
@@ -255,6 +257,15 @@ class HeldMixin:
             for origin in value.origins:
                 if not origin.leaf:
                     notes.setdefault(origin, note)
+
+    def worth_holding(self, value: Val, depth: int = 0) -> bool:
+        """A graph, or an object or container that may lead to one."""
+        if value.has_graph or self.holds_graphs(value):
+            return True
+        return depth < MAX_HOLDING_DEPTH and any(
+            isinstance(part, Val) and self.worth_holding(part, depth + 1)
+            for part in value.parts or ()
+        )
 
     def holds_graphs(self, value: Val) -> bool:
         """Whether a library object holds graphs (or objects that may): kept by name."""

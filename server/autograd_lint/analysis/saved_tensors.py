@@ -19,14 +19,13 @@ NOT_SAVING_OPERATORS = (ast.Add, ast.Sub)
 
 class SavedTensorsMixin:
     def note_binary_node(self, op: ast.BinOp, result) -> None:
-        """The origin an addition or subtraction made saves nothing."""
-        if isinstance(op.op, NOT_SAVING_OPERATORS):
-            saves_nothing = self.saves_nothing()
-            for origin in result.origins:
-                if origin.site.node is op and not origin.leaf:
-                    saves_nothing.add(origin)
+        """The origins an addition or subtraction makes save nothing (kept by the syntax
+        node: every origin made there, in any pass, is such a node)."""
+        if isinstance(op.op, NOT_SAVING_OPERATORS) and result.origins:
+            self.saves_nothing().add(id(op))
 
-    def saves_nothing(self) -> set:
+    def saves_nothing(self) -> set[int]:
+        """The ids of the syntax nodes whose origins save no tensor."""
         found = self.__dict__.get("_saves_nothing")
         if found is None:
             found = self.__dict__["_saves_nothing"] = set()
