@@ -8,7 +8,6 @@ imports them (which torch runs, and which raises). Any import of the name outran
 from __future__ import annotations
 
 import subprocess
-import sys
 
 from autograd_lint.analysis import analyze
 from autograd_lint.analysis.name_fallback import CONVENTIONAL_MODULES, conventional_module
@@ -40,9 +39,9 @@ def test_every_row_names_an_importable_module():
         assert conventional_module(alias) == alias  # a bare name is no module path
 
 
-def test_an_unimported_alias_reads_as_its_twin_that_imports_it():
+def test_an_unimported_alias_reads_as_its_twin_that_imports_it(torch_python):
     twin = IMPORTS + SNIPPET
-    ran = subprocess.run([sys.executable, "-c", twin], capture_output=True, text=True, timeout=300)
+    ran = subprocess.run([torch_python, "-c", twin], capture_output=True, text=True, timeout=300)
     assert "backward through the graph a second time" in ran.stderr  # torch's verdict
     lines = len(IMPORTS.splitlines())
     assert errors(twin) == [("AG001", lines + 8)]
@@ -58,11 +57,11 @@ for step in range(3):
 """
 
 
-def test_an_import_outranks_the_row():
+def test_an_import_outranks_the_row(torch_python):
     # With torch's nn, `w` is a parameter and `h` carries its graph (torch raises at step 2);
     # `import mylib as nn` makes `nn.Parameter` mylib's: nothing known, no error rests on it.
     ran = subprocess.run(
-        [sys.executable, "-c", IMPORTS + PARAMETER_SNIPPET],
+        [torch_python, "-c", IMPORTS + PARAMETER_SNIPPET],
         capture_output=True,
         text=True,
         timeout=300,

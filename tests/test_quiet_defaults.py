@@ -7,7 +7,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -142,10 +141,10 @@ def _editor_severities(source: str, findings) -> list:
     ]
 
 
-def test_a_correct_dcgan_gets_no_squiggle_in_the_editor(tmp_path):
+def test_a_correct_dcgan_gets_no_squiggle_in_the_editor(tmp_path, torch_python):
     script = tmp_path / "dcgan.py"
     script.write_text(DCGAN)
-    run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True)
+    run = subprocess.run([torch_python, str(script)], capture_output=True, text=True)
     assert run.returncode == 0, run.stderr  # torch: the program is correct
     findings = analyze(DCGAN, str(script))
     assert [(f.code, f.kind) for f in findings] == [("AG006", "read")] * 3

@@ -10,7 +10,6 @@ Every program here is run by torch, and its verdict is the analysis's.
 from __future__ import annotations
 
 import subprocess
-import sys
 import textwrap
 
 import pytest
@@ -51,12 +50,10 @@ def program(layer: str, between: str = "sgd.step()", after: str = "") -> str:
     )
 
 
-def torch_verdict(text: str, tmp_path) -> str:
+def torch_verdict(text: str, tmp_path, torch_python: str) -> str:
     script = tmp_path / "program.py"
     script.write_text(text, encoding="utf-8")
-    done = subprocess.run(
-        [sys.executable, str(script)], capture_output=True, text=True, timeout=120
-    )
+    done = subprocess.run([torch_python, str(script)], capture_output=True, text=True, timeout=120)
     if done.returncode == 0:
         return "ran"
     assert INPLACE in done.stderr, done.stderr
@@ -68,14 +65,16 @@ def ag007(text: str):
 
 
 @pytest.mark.parametrize("target", WRAPPERS)
-def test_a_step_between_two_backwards_breaks_only_a_reparametrized_layer(target, tmp_path):
+def test_a_step_between_two_backwards_breaks_only_a_reparametrized_layer(
+    target, tmp_path, torch_python
+):
     text = program(WRAPPERS[target])
     found = ag007(text)
     if target == "plain layer":
-        assert torch_verdict(text, tmp_path) == "ran"
+        assert torch_verdict(text, tmp_path, torch_python) == "ran"
         assert found == []
         return
-    assert torch_verdict(text, tmp_path) == "inplace"
+    assert torch_verdict(text, tmp_path, torch_python) == "inplace"
     assert [f.span.start.line for f in found] == [9]  # the step
     (finding,) = found
     fails = [s for s in finding.evidence if s.role.name == "FAILS"]
@@ -89,9 +88,9 @@ def test_a_step_between_two_backwards_breaks_only_a_reparametrized_layer(target,
 
 
 @pytest.mark.parametrize("target", [t for t in WRAPPERS if t != "plain layer"])
-def test_both_backwards_before_the_step_run_and_stay_clean(target, tmp_path):
+def test_both_backwards_before_the_step_run_and_stay_clean(target, tmp_path, torch_python):
     text = program(WRAPPERS[target], between="", after="sgd.step()")
-    assert torch_verdict(text, tmp_path) == "ran"
+    assert torch_verdict(text, tmp_path, torch_python) == "ran"
     assert ag007(text) == []
 
 
@@ -104,7 +103,7 @@ def test_every_row_cites_a_line_of_the_installed_torch():
         assert site.block.path.endswith(row.source.partition(":")[0].strip())
 
 
-def test_a_layer_reparametrized_in_place_inside_a_model_is_followed(tmp_path):
+def test_a_layer_reparametrized_in_place_inside_a_model_is_followed(tmp_path, torch_python):
     """`spectral_norm(self.first)` in `__init__`, its result dropped: the layer itself is
     changed (torch registers the hook on it), inside an nn.Sequential."""
     text = textwrap.dedent(
@@ -136,5 +135,5 @@ def test_a_layer_reparametrized_in_place_inside_a_model_is_followed(tmp_path):
             total.backward()
         """
     )
-    assert torch_verdict(text, tmp_path) == "inplace"
+    assert torch_verdict(text, tmp_path, torch_python) == "inplace"
     assert [f.span.start.line for f in ag007(text)] == [24]
