@@ -48,3 +48,83 @@ def test_the_completed_program_trains_without_error():
     program = TRAIN.replace("\n\ndef train(", SAMPLE_DATA + "\n\ndef train(", 1)
     done = subprocess.run([sys.executable, "-c", program], capture_output=True, timeout=120)
     assert done.returncode == 0, done.stderr.decode()
+
+
+# A function from another package preprocesses each batch inside a step the loop calls;
+# the model's two backward passes each build their own graph from its result.
+IMPORTED_PREPROCESS = """import torch
+from torch import nn
+from batchprep import preprocess
+
+
+def train_step(net, opt, batch):
+    x = preprocess(batch)
+    loss = net(x).pow(2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    aux = net(x).abs().mean()
+    opt.zero_grad()
+    aux.backward()
+    opt.step()
+
+
+net = nn.Linear(3, 1)
+opt = torch.optim.SGD(net.parameters(), lr=0.1)
+for batch in [torch.randn(4, 3) for _ in range(3)]:
+    train_step(net, opt, batch)
+"""
+
+
+def test_an_imported_function_whose_result_reaches_a_backward_is_no_module():
+    assert [f.code for f in analyze(IMPORTED_PREPROCESS, "train.py")] == []
+
+
+def test_the_program_with_a_data_preprocess_trains_without_error(tmp_path):
+    (tmp_path / "batchprep.py").write_text("def preprocess(batch):\n    return batch * 2\n")
+    done = subprocess.run(
+        [sys.executable, "-c", IMPORTED_PREPROCESS], capture_output=True, timeout=120,
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr.decode()
+
+
+# The module-level `encoder` is an nn.Linear; the step's parameter of the same name is
+# whatever a caller passes, and the file shows no caller.
+PARAMETER_NAMESAKE = """import torch
+from torch import nn
+
+encoder = nn.Linear(3, 3)
+print(sum(p.numel() for p in encoder.parameters()))
+
+
+def train_step(encoder, head, opt, batch):
+    z = encoder(batch)
+    loss = head(z).pow(2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    aux = head(z).abs().mean()
+    opt.zero_grad()
+    aux.backward()
+    opt.step()
+"""
+
+
+def test_a_parameter_takes_no_evidence_from_a_global_of_its_name():
+    assert [f.code for f in analyze(PARAMETER_NAMESAKE, "step.py")] == []
+    # Renamed, the global says nothing of the parameter either way.
+    renamed = PARAMETER_NAMESAKE.replace("encoder = nn", "backbone = nn").replace(
+        "in encoder.parameters", "in backbone.parameters"
+    )
+    assert [f.code for f in analyze(renamed, "step.py")] == []
+
+
+def test_the_step_with_a_plain_function_for_its_parameter_trains_without_error():
+    program = PARAMETER_NAMESAKE + (
+        "head = nn.Linear(3, 1)\n"
+        "opt = torch.optim.SGD(head.parameters(), lr=0.1)\n"
+        "train_step(torch.tanh, head, opt, torch.randn(4, 3))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, timeout=120)
+    assert done.returncode == 0, done.stderr.decode()

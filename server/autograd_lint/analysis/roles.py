@@ -368,6 +368,32 @@ def param_source(name: str) -> str:
     return f"<parameter {name}>"  # no path can be spelled so
 
 
+_LOCALS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def local_names(definition) -> frozenset[str]:
+    """The names Python makes local to `definition`: its parameters and what its body
+    binds, less what it declares global or nonlocal."""
+    found = _LOCALS.get(definition)
+    if found is None:
+        arguments = definition.args
+        names = {a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)}
+        names |= {a.arg for a in (arguments.vararg, arguments.kwarg) if a is not None}
+        declared: set[str] = set()
+        for statement in definition.body:
+            for node in walk(statement):
+                if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+                    names.add(node.id)
+                elif isinstance(node, (ast.Global, ast.Nonlocal)):
+                    declared.update(node.names)
+                elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                    names.add(node.name)
+                elif isinstance(node, ast.alias):
+                    names.add((node.asname or node.name).partition(".")[0])
+        found = _LOCALS[definition] = frozenset(names - declared)
+    return found
+
+
 def evidence_of(definition) -> ScopeEvidence:
     found = _EVIDENCE.get(definition)
     if found is None:
@@ -462,7 +488,9 @@ class Roles:
 
     def _role_in(self, definition, path: str, free: bool) -> str | None:
         scope = evidence_of(definition) if definition is not None else self.module()
-        if path not in scope.called:
+        if path not in scope.called or path.partition(".")[0] in self.aliases:
+            # An imported callable is a library's function or object: its result reaching
+            # a backward (`net(preprocess(batch))`) is no evidence of parameters.
             # Only a callable can be a module by back-propagation: the file-wide
             # propagation is not needed for the rest.
             return scope.role(path, set())
@@ -501,6 +529,8 @@ class Roles:
                 found = self._role_in(method.node, path, False)
                 if found is not None:
                     return found
+        if function is not None and path.partition(".")[0] in local_names(function):
+            return None  # a parameter or local: a module-level namesake says nothing of it
         return self._role_in(None, path, free)
 
 
