@@ -140,9 +140,23 @@ def join_vals(a: Val, b: Val) -> Val:
     parts = None
     if a.parts is not None and b.parts is not None and len(a.parts) == len(b.parts):
         parts = tuple(join_vals(x, y) for x, y in zip(a.parts, b.parts))
+    elif a.parts is not None and b.parts is not None:
+        parts = objects_appended_on_one_path(a.parts, b.parts)
     if a.origins == b.origins and parts is None and a.parts is None:
         return a if (kind, ref) == (a.kind, a.ref) else Val(a.origins, kind, ref)
     return Val(a.origins | b.origins, kind, ref, parts)
+
+
+def objects_appended_on_one_path(a: tuple, b: tuple) -> tuple | None:
+    """A list of the file's objects that only one path appended to (`if c: xs.append(m)`):
+    the longer list, whose extra elements may be there; None for anything else (tensors
+    keep the rule that lists of different lengths lose their elements)."""
+    short, long = (a, b) if len(a) < len(b) else (b, a)
+    if any(x is not y for x, y in zip(short, long)):
+        return None
+    if not all(v.kind in (MODULE, OBJECT) and v.ref is not None and not v.origins for v in long):
+        return None
+    return long
 
 
 class BoundMethod(NamedTuple):
