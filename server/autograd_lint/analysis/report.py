@@ -182,7 +182,9 @@ class Reporter:
             return None
         loop_node = context[level].loop
         loop_frame = next((f for f in interp.loop_frames if f.node is loop_node), None)
-        hoisted = level >= len(origin.context)
+        # Built in a loop that has ended (a helper's loop that assembled the model) is
+        # built before this one, as much as a statement above it.
+        hoisted = level >= len(origin.context) or origin.context[level].loop is not loop_node
         fails = Site(interp.frame.block, call)
         carriers = self._carriers(loop_frame, set(stale), hoisted) if loop_frame else []
         carried_state = [
