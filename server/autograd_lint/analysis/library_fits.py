@@ -67,17 +67,23 @@ HOLDING_EFFECTS = ("stores-argument", "caches-call-of-argument")
 def fit_libraries() -> frozenset[str]:
     """Top-level packages with a fit loop row: their objects are followed for what they
     hold (`deepxde`: its Model's train reaches the data, the data its conditions)."""
-    from . import library_models
+    global _LIBRARIES
+    if _LIBRARIES is None:
+        from . import library_models
 
-    try:
-        return frozenset(
-            row.target.partition(".")[0]
-            for row in library_models.rows()
-            if row.effect("backpropagates-held") is not None
-        )
-    except Exception:  # noqa: BLE001 - a broken data file costs its rows, nothing more
-        log.exception("autograd-lint: library models could not be read")
-        return frozenset()
+        try:
+            _LIBRARIES = frozenset(
+                row.target.partition(".")[0]
+                for row in library_models.rows()
+                if row.effect("backpropagates-held") is not None
+            )
+        except Exception:  # noqa: BLE001 - a broken data file costs its rows, nothing more
+            log.exception("autograd-lint: library models could not be read")
+            _LIBRARIES = frozenset()
+    return _LIBRARIES
+
+
+_LIBRARIES: frozenset[str] | None = None
 
 
 def holds_what_it_is_given(qualified: str) -> bool:
@@ -85,11 +91,9 @@ def holds_what_it_is_given(qualified: str) -> bool:
     says what it keeps, or its library has a fit loop and its source stores arguments."""
     from .library_calls import row_for
 
-    row = row_for(qualified)
-    if row is not None and any(row.effect(kind) for kind in HOLDING_EFFECTS):
-        return True
     if qualified.partition(".")[0] not in fit_libraries():
-        return False
+        row = row_for(qualified)
+        return row is not None and any(row.effect(kind) for kind in HOLDING_EFFECTS)
     return bool(stored_parameters(qualified)[0])
 
 
