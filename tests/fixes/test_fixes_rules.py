@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -285,7 +284,7 @@ def test_no_rewrite_where_none_is_sure(name):
 
 
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory) -> dict[tuple[str, str], dict]:
+def runs(tmp_path_factory, torch_python) -> dict[tuple[str, str], dict]:
     """(shape, "fixed" or "original") -> its run's report; all in one runner process."""
     directory = tmp_path_factory.mktemp("shapes")
     paths = {}
@@ -295,7 +294,7 @@ def runs(tmp_path_factory) -> dict[tuple[str, str], dict]:
             path.write_text(text)
             paths[str(path)] = (name, version)
     result = subprocess.run(
-        [sys.executable, str(RUNNER), *paths],
+        [torch_python, str(RUNNER), *paths],
         capture_output=True,
         text=True,
         timeout=900,
@@ -335,7 +334,7 @@ def test_fixed_shape_runs_and_trains(name, runs):
         assert optimizer["changed"] is True, report
 
 
-def test_the_critic_loops_retain_graph_is_needed(tmp_path):
+def test_the_critic_loops_retain_graph_is_needed(tmp_path, torch_python):
     # Ground truth for "retain-before-a-later-backward": as written it runs; without the
     # keyword the generator's backward raises.
     paths = []
@@ -346,7 +345,7 @@ def test_the_critic_loops_retain_graph_is_needed(tmp_path):
         paths.append(tmp_path / f"{name}.py")
         paths[-1].write_text(text)
     result = subprocess.run(
-        [sys.executable, str(RUNNER), *map(str, paths)], capture_output=True, text=True, timeout=300
+        [torch_python, str(RUNNER), *map(str, paths)], capture_output=True, text=True, timeout=300
     )
     as_written, dropped = (json.loads(line) for line in result.stdout.splitlines())
     assert as_written["error"] is None

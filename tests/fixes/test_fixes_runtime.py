@@ -4,8 +4,8 @@ optimizer it builds still changes the parameters it owns between its first and i
 last step (a GAN fix that froze the generator fails, even though the discriminator
 learns).
 
-All programs go through `fix_runner.py` in two processes (torch is imported once in
-each; every program runs in a forked child). The runner is checked on a program it
+All programs go through `fix_runner.py` in two runs of the warm interpreter (tests/conftest.py:
+torch imported once for the session; every program runs in a forked child). The runner is checked on a program it
 must fail (the bug itself), one whose parameters cannot move (lr=0), and one with two
 optimizers of which only one moves its parameters.
 """
@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -47,7 +46,7 @@ for _ in range(3):
 
 
 @pytest.fixture(scope="module")
-def reports(tmp_path_factory) -> dict[str, dict]:
+def reports(tmp_path_factory, torch_python) -> dict[str, dict]:
     directory = tmp_path_factory.mktemp("fixed_programs")
     programs: dict[str, Path] = {}
     for number, case in enumerate(CASES):
@@ -65,7 +64,7 @@ def reports(tmp_path_factory) -> dict[str, dict]:
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
     workers = [
         subprocess.Popen(
-            [sys.executable, str(RUNNER), *share],
+            [torch_python, str(RUNNER), *share],
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
             text=True,
