@@ -419,6 +419,9 @@ class Roles:
         self._module: ScopeEvidence | None = None
         self._effective: dict[int, set] | None = None
         self._looped_names: set[str] | None = None
+        # role_of's answers: the evidence is the program's syntax, fixed while it lives, and
+        # the interpreter asks the same question at every pass over the same code.
+        self._answers: dict[tuple, str | None] = {}
 
     def qualify(self, dotted: str) -> str:
         return qualify(dotted, self.aliases)
@@ -519,6 +522,14 @@ class Roles:
         """The role evidence gives `path` read in `function` (a def node, or None for
         module code) of class `owner` (a ClassInfo, or None); `unbound`: the interpreter
         found no binding for its head."""
+        key = (path, id(function), id(owner), unbound)  # both are the program's, kept by it
+        try:
+            return self._answers[key]
+        except KeyError:
+            found = self._answers[key] = self._role_of(path, function, owner, unbound)
+            return found
+
+    def _role_of(self, path: str, function, owner, unbound: bool) -> str | None:
         free = unbound and "." not in path and path not in self.aliases
         if function is not None:
             found = self._role_in(function, path, free)
