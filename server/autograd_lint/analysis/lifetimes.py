@@ -96,10 +96,13 @@ class LifetimeTracker:
         for name, binding in end_state.env.items():
             if binding.site is None:
                 continue
-            p1 = frozenset(o for o in binding.val.origins if not o.leaf and first in o.context)
+            # Nodes only assumed (an unknown call's result, `optimizer_cls(...)`) are no
+            # graph to keep alive: an accumulation of them alone says nothing.
+            nodes = [o for o in binding.val.origins if not o.leaf and not o.assumed]
+            p1 = frozenset(o for o in nodes if first in o.context)
             if not p1:
                 continue
-            p2 = frozenset(o for o in binding.val.origins if not o.leaf and second in o.context)
+            p2 = frozenset(o for o in nodes if second in o.context)
             if not p2:
                 continue
             if live is None:
