@@ -83,10 +83,52 @@ def test_a_peft_wrapped_model_is_a_module():
     assert codes_and_lines(analyze(PEFT_FEATURES_BEFORE_THE_LOOP, "f.py")) == [("AG001", 20)]
 
 
+# roles.ScopeEvidence.makes_objects 20 (`"STEP"`): a callable whose results include an object
+# that is cleared and stepped (an optimizer) makes objects, so back-propagating another of
+# its results does not make the callable a module. With the mutant, `make` became one, its
+# `make("zeros")` before the loop a graph, and the loop's backward a false AG001.
+FACTORY_OF_OPTIMIZER_AND_LOSS = """import torch
+
+
+def train(make, batches):
+    updater = make("sgd")
+    start = make("zeros")
+    for batch in batches:
+        updater.zero_grad()
+        loss = make("loss", start, batch)
+        loss.backward()
+        updater.step()
+"""
+# The snippet driven with a real factory: it runs, and the steps move the weight.
+DRIVE_THE_FACTORY = """
+torch.manual_seed(0)
+weight = torch.nn.Parameter(torch.randn(3))
+
+
+def make(kind, *args):
+    if kind == "sgd":
+        return torch.optim.SGD([weight], lr=0.1)
+    if kind == "zeros":
+        return torch.zeros(3)
+    start, batch = args
+    return ((start + batch) * weight).pow(2).sum()
+
+
+before = weight.detach().clone()
+train(make, [torch.randn(3) for _ in range(3)])
+assert not torch.equal(before, weight.detach()), "the steps did not move the weight"
+"""
+
+
+def test_a_factory_of_an_optimizer_and_a_loss_is_no_module():
+    assert analyze(FACTORY_OF_OPTIMIZER_AND_LOSS, "f.py") == []
+
+
 # What torch does with each program above: the error and the raising line, or None (clean).
 UNDER_TORCH = {
     "scheduled training": (SCHEDULED_TRAINING + SCHEDULER_IS_NO_OPTIMIZER, None),
     "peft features before the loop": (PEFT_FEATURES_BEFORE_THE_LOOP, (FREED_ERROR, 20)),
+    "factory driven": (FACTORY_OF_OPTIMIZER_AND_LOSS + DRIVE_THE_FACTORY, None),
 }
 
 
