@@ -90,10 +90,50 @@ def test_state_carried_past_a_continue():
     assert codes_and_lines(analyze(CARRIED_WITH_A_CONTINUE, "f.py")) == [("AG001", 8)]
 
 
+# branches.condition_key 1 (an attribute's owner keyed as None): `opts.text.frozen` and
+# `opts.unet.frozen` became one stable condition (the names they read, `opts`, are the same),
+# so the loop's `if` took the branch the first `if` took, whose embedding has no history:
+# the graph built once before the loop and back-propagated in every step went unreported.
+TWO_FLAGS_OF_ONE_OPTIONS_OBJECT = """import torch
+
+
+def main(opts):
+    torch.manual_seed(0)
+    text_encoder = torch.nn.Linear(4, 4)
+    unet = torch.nn.Linear(4, 1)
+    ids = torch.randn(2, 4)
+    prompt_embeds = text_encoder(ids)
+    if opts.text.frozen:
+        with torch.no_grad():
+            prompt_embeds = text_encoder(ids)
+    for step in range(3):
+        if opts.unet.frozen:
+            model_pred = unet(prompt_embeds.tanh())
+        else:
+            prompt_embeds = text_encoder(ids)
+            model_pred = unet(prompt_embeds.tanh())
+        model_pred.pow(2).mean().backward()
+"""
+# A trained text encoder and a frozen UNet: the embedding before the loop keeps its graph.
+RUN_WITH_TWO_FLAGS = """
+from types import SimpleNamespace
+
+main(SimpleNamespace(text=SimpleNamespace(frozen=False), unet=SimpleNamespace(frozen=True)))
+"""
+
+
+def test_flags_of_two_attributes_of_one_object_are_two_conditions():
+    assert codes_and_lines(analyze(TWO_FLAGS_OF_ONE_OPTIONS_OBJECT, "f.py")) == [("AG001", 19)]
+
+
 UNDER_TORCH = {
     "peers with a second list": (PEERS_WITH_A_SECOND_LIST, None),
     "backward again in the else": (BACKWARD_AGAIN_IN_THE_ELSE, (FREED_ERROR, 11)),
     "carried with a continue": (CARRIED_WITH_A_CONTINUE, (FREED_ERROR, 8)),
+    "two flags of one options object": (
+        TWO_FLAGS_OF_ONE_OPTIONS_OBJECT + RUN_WITH_TWO_FLAGS,
+        (FREED_ERROR, 19),
+    ),
 }
 
 
