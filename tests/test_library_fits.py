@@ -10,7 +10,6 @@ program it leaves clean runs to its end.
 from __future__ import annotations
 
 import subprocess
-import sys
 import textwrap
 
 import pytest
@@ -92,11 +91,10 @@ FIT_PROGRAMS = {
 }
 
 
-def run(source: str) -> tuple[int | None, str]:
-    """(the program's line that raised the freed-graph error, or None; stderr)."""
-    done = subprocess.run(
-        [sys.executable, "-c", source], capture_output=True, text=True, timeout=300
-    )
+def run(source: str, python: str) -> tuple[int | None, str]:
+    """(the program's line that raised the freed-graph error, or None; stderr), run by
+    `python` (the suite's warm interpreter, torch already imported)."""
+    done = subprocess.run([python, "-c", source], capture_output=True, text=True, timeout=300)
     if done.returncode == 0:
         return None, ""
     assert FREED in done.stderr, done.stderr[-2000:]
@@ -110,12 +108,12 @@ def errors(source: str) -> dict[int, str]:
 
 
 @pytest.mark.parametrize("name", list(EVAL_PROGRAMS))
-def test_an_eval_mode_cache_is_reported_where_torch_raises(name):
+def test_an_eval_mode_cache_is_reported_where_torch_raises(name, torch_python):
     body, failing_query = EVAL_PROGRAMS[name]
     source = GP_CLASS + body
     lines = source.splitlines()
     queries = [n for n, line in enumerate(lines, 1) if line.strip() == QUERY]
-    raised, _ = run(source)
+    raised, _ = run(source, torch_python)
     reported = errors(source)
     if failing_query is None:
         assert raised is None and not reported
@@ -133,10 +131,10 @@ def test_the_eval_cache_finding_points_into_gpytorch():
 
 
 @pytest.mark.parametrize("name", list(FIT_PROGRAMS))
-def test_a_fit_loop_over_held_targets_is_reported_where_torch_raises(name):
+def test_a_fit_loop_over_held_targets_is_reported_where_torch_raises(name, torch_python):
     body, fails = FIT_PROGRAMS[name]
     source = FIT_HEADER + body
-    raised, _ = run(source)
+    raised, _ = run(source, torch_python)
     reported = errors(source)
     fit_line = next(
         n for n, line in enumerate(source.splitlines(), 1) if line.startswith("fit_gpytorch")
