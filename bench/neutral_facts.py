@@ -88,7 +88,7 @@ class Facts(ast.NodeVisitor):
     imports: dict[str, str] = field(default_factory=dict)  # local name -> qualified
     own_attrs: set[str] = field(default_factory=set)
     loads: set[str] = field(default_factory=set)  # attribute names read anywhere
-    import_attrs: set[str] = field(default_factory=set)  # attribute names read on imports
+    import_attrs: set[str] = field(default_factory=set)  # read on imports and parameters
     strings: set[str] = field(default_factory=set)
     dynamic: bool = False  # locals(), globals(), ... look names up by their spelling
     lambda_params: set[str] = field(default_factory=set)
@@ -99,6 +99,9 @@ class Facts(ast.NodeVisitor):
     class_attrs: dict[str, set[str]] = field(default_factory=dict)  # assigned on self
     # (kind, class node or None, class members, self name) per enclosing scope
     scope: list[tuple] = field(default_factory=lambda: [("module", None, set(), None)])
+    # The parameters (receiver aside) of each enclosing function: what they hold is the
+    # caller's object, often a library's (`bert.embeddings`), whose attributes keep their names.
+    parameters: list[set] = field(default_factory=lambda: [set()])
 
     def arglists(self) -> list[ast.arguments]:
         return [a for v in [*self.functions.values(), *self.methods.values()] for a in v]
@@ -152,8 +155,10 @@ class Facts(ast.NodeVisitor):
         self.visit(node.returns) if node.returns else None
         # A nested function still sees the method's receiver through its closure.
         self.scope.append(("function", cls, set(), me if in_class else self.scope[-1][3]))
+        self.parameters.append({a.arg for a in args if a.arg != me})
         for stmt in node.body:
             self.visit(stmt)
+        self.parameters.pop()
         self.scope.pop()
 
     visit_AsyncFunctionDef = visit_FunctionDef
@@ -210,7 +215,9 @@ class Facts(ast.NodeVisitor):
         elif isinstance(node.value, ast.Name) and node.value.id == self.scope[-1][3]:
             self.own_attrs.add(node.attr)
             self.class_attrs.setdefault(self.scope[-1][1].name, set()).add(node.attr)
-        if isinstance(node.value, ast.Name) and node.value.id in self.imports:
+        if isinstance(node.value, ast.Name) and (
+            node.value.id in self.imports or node.value.id in self.parameters[-1]
+        ):
             self.import_attrs.add(node.attr)
         width = len(node.attr.encode())
         self._site("member", node.attr, node.end_lineno, node.end_col_offset - width)
