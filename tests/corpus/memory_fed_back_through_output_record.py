@@ -64,4 +64,6 @@ if __name__ == "__main__":
     model = SegmentModel()
     data = [(torch.randn(4, 6), torch.randn(4, 1)) for _ in range(3)]
     entry = vars(sys.modules[__name__])["fit"]  # found by name at run time, as a task runner does
-    entry(model, data, torch.optim.SGD(model.parameters(), lr=0.1))
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    for epoch in range(2):
+        entry(model, data, opt)
