@@ -100,14 +100,10 @@ class AnalysisCache:
 
     def _patch(self, old: list[str], new: list[str]) -> list[Block]:
         shortest = min(len(old), len(new))
-        prefix = 0
-        while prefix < shortest and old[prefix] == new[prefix]:
-            prefix += 1
+        prefix = _common_prefix(old, new, shortest)
         if prefix == len(old) == len(new):
             return self.blocks
-        suffix = 0
-        while suffix < shortest - prefix and old[-1 - suffix] == new[-1 - suffix]:
-            suffix += 1
+        suffix = _common_suffix(old, new, shortest - prefix)
         first_unchanged_old = len(old) - suffix
         delta = len(new) - len(old)
         before = [b for b in self.blocks if b.end <= prefix]
@@ -135,6 +131,34 @@ class AnalysisCache:
         for block in after:
             block.start += delta
         return [*before, *middle, *after]
+
+
+def _common_prefix(old: list[str], new: list[str], limit: int) -> int:
+    """How many first lines (at most `limit`) the two lists share. Halving slices that are
+    compared in C: the lines an edit did not touch are the same objects, so it is a
+    pointer check per line, where a Python loop over a 5,000-line file took 1.5 ms of every
+    keystroke."""
+    low, high = 0, limit  # old[:low] == new[:low]; they differ before `high + 1`
+    while low < high:
+        middle = (low + high + 1) // 2
+        if old[low:middle] == new[low:middle]:
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def _common_suffix(old: list[str], new: list[str], limit: int) -> int:
+    """How many last lines (at most `limit`) the two lists share (see _common_prefix)."""
+    low, high = 0, limit
+    old_end, new_end = len(old), len(new)
+    while low < high:
+        middle = (low + high + 1) // 2
+        if old[old_end - middle : old_end - low] == new[new_end - middle : new_end - low]:
+            low = middle
+        else:
+            high = middle - 1
+    return low
 
 
 # The interpreter recurses along the syntax tree: a few frames per level of a `.exp()`
