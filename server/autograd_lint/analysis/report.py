@@ -134,6 +134,16 @@ def _made_in_loop(key, loop) -> bool:
     return any(isinstance(p, LoopPass) and p.loop is loop for p in context)
 
 
+def call_steps(chain, message: str) -> list[RawStep]:
+    """One step per call site of `chain` (outermost first): where a backward runs."""
+    return [
+        RawStep(
+            site, f"{message} `{source_of(site)}`{call_note(site.node)}, called here", Role.CALL
+        )
+        for site in chain
+    ]
+
+
 class Reporter:
     def __init__(self):
         self.findings: dict[tuple, RawFinding] = {}
@@ -225,7 +235,7 @@ class Reporter:
                     kind = "accumulated"
                 message = f"`{name}` carries the graph into the next iteration"
                 steps.append(RawStep(binding_site, message, Role.CARRIED, name))
-        steps.extend(self._calls(freed.call_chain, "the backward that frees it runs inside"))
+        steps.extend(call_steps(freed.call_chain, "the backward that frees it runs inside"))
         steps.append(
             RawStep(
                 freed.site,
@@ -235,7 +245,7 @@ class Reporter:
             )
         )
         steps.extend(self._inside(freed.site.node))  # the library line that runs it
-        steps.extend(self._calls(tuple(interp.call_chain), "the failing backward runs inside"))
+        steps.extend(call_steps(tuple(interp.call_chain), "the failing backward runs inside"))
         steps.append(
             RawStep(
                 fails,
@@ -294,15 +304,6 @@ class Reporter:
         found = library_step(node)
         return [RawStep(found[0], found[1], Role.NOTE)] if found else []
 
-    @staticmethod
-    def _calls(chain, message: str) -> list[RawStep]:
-        return [
-            RawStep(
-                site, f"{message} `{source_of(site)}`{call_note(site.node)}, called here", Role.CALL
-            )
-            for site in chain
-        ]
-
     # -- AG002 ----------------------------------------------------------------------------
     def _shared(self, interp, call, stale) -> RawFinding:
         origin = min(stale, key=lambda o: o.seq)
@@ -332,7 +333,7 @@ class Reporter:
                     shared_name,
                 )
             )
-        steps.extend(self._calls(freed.call_chain, "the first backward runs inside"))
+        steps.extend(call_steps(freed.call_chain, "the first backward runs inside"))
         steps.append(
             RawStep(
                 freed.site,
@@ -342,7 +343,7 @@ class Reporter:
             )
         )
         steps.extend(self._inside(freed.site.node))  # the library line that runs it
-        steps.extend(self._calls(tuple(interp.call_chain), "the second backward runs inside"))
+        steps.extend(call_steps(tuple(interp.call_chain), "the second backward runs inside"))
         steps.append(
             RawStep(fails, f"`{call_text(call)}` goes through the freed graph again", Role.FAILS)
         )

@@ -22,7 +22,7 @@ from __future__ import annotations
 import ast
 
 from .model import Role
-from .report import RawFinding, RawStep, call_text, source_of
+from .report import RawFinding, RawStep, call_steps, call_text, source_of
 from .values import Origin, Site, Stepped
 
 CODE = "AG007"
@@ -140,12 +140,7 @@ def report(interp, call: ast.Call, origin: Origin, write: Stepped) -> None:
             Role.NOTE,
         ),
     ]
-    steps.extend(
-        RawStep(
-            site, f"the failing backward runs inside `{source_of(site)}`, called here", Role.CALL
-        )
-        for site in interp.call_chain
-    )
+    steps.extend(call_steps(interp.call_chain, "the failing backward runs inside"))
     steps.append(
         RawStep(
             fails,
