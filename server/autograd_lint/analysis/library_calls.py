@@ -24,7 +24,7 @@ from .library_layers import (
     is_library_module,
     summary_state,
 )
-from .values import CONTAINER, EMPTY, MODULE, NOTHING, OBJECT, Binding, LoopPass, Val
+from .values import CONTAINER, EMPTY, MODULE, NOTHING, OBJECT, Binding, Val
 
 log = logging.getLogger(__name__)
 
@@ -74,18 +74,7 @@ class LibraryMixin(DistributionMixin, HeldMixin, EvalCacheMixin):
 
     def call_closure_repeatedly(self, node: ast.Call, closure) -> None:
         """The closure called in a loop of its own: two abstract passes, like a `for`."""
-        loop = self.enter_loop(node)
-        try:
-            for number in (1, 2):
-                self.context.append(LoopPass(node, number))
-                try:
-                    self.call_function(node, closure, [], None)
-                finally:
-                    self.context.pop()
-                if number == 1 and self.state is not None:
-                    loop.pass1_end = self.state.copy()
-        finally:
-            self.leave_loop()
+        self.run_library_loop(node, 2, lambda: self.call_function(node, closure, [], None))
 
 
 EXTERN = "extern"  # the first element of the key of an object of a class we cannot see

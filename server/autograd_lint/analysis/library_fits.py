@@ -27,7 +27,7 @@ import sys
 from pathlib import Path
 
 from .library_distributions import Note, _parse
-from .values import CONTAINER, EMPTY, FUNC, NOTHING, Binding, LoopPass, Site, Val
+from .values import CONTAINER, EMPTY, FUNC, NOTHING, Binding, Site, Val
 
 log = logging.getLogger(__name__)
 
@@ -328,16 +328,6 @@ class HeldMixin:
         notes = self.library_notes()
         for origin in held:
             notes.setdefault(origin, note)
-        loop = self.enter_loop(node)
-        try:
-            for number in (1, 2) if effect.get("times") == "repeatedly" else (1,):
-                self.context.append(LoopPass(node, number))
-                try:
-                    self.backward(node, Val(held), node)
-                finally:
-                    self.context.pop()
-                if number == 1 and self.state is not None:
-                    loop.pass1_end = self.state.copy()
-        finally:
-            self.leave_loop()
+        passes = 2 if effect.get("times") == "repeatedly" else 1
+        self.run_library_loop(node, passes, lambda: self.backward(node, Val(held), node))
         return NOTHING

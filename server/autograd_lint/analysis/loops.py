@@ -85,6 +85,22 @@ class LoopMixin:
         if node.orelse and self.state is not None:
             self.exec_block(node.orelse)
 
+    def run_library_loop(self, node, passes: int, body) -> None:
+        """A loop a library runs at `node` (LBFGS calling the closure, a fit's iterations):
+        `body()` once per abstract pass, in the loop's context, as a `for` would run."""
+        loop = self.enter_loop(node)
+        try:
+            for number in range(1, passes + 1):
+                self.context.append(LoopPass(node, number))
+                try:
+                    body()
+                finally:
+                    self.context.pop()
+                if number == 1 and self.state is not None:
+                    loop.pass1_end = self.state.copy()
+        finally:
+            self.leave_loop()
+
     def run_passes(self, node, entry, begin_pass) -> LoopFrame:
         passes = 2 if len(self.loop_frames) < MAX_UNROLL_DEPTH else 1
         loop = self.enter_loop(node)
