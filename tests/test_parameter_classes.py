@@ -181,3 +181,52 @@ for step in range(3):
     with pytest.raises(RuntimeError, match="backward through the graph a second time"):
         exec(compile(text, "crash", "exec"), {})  # noqa: S102 - the text above
     exec(compile(fixed, "fixed", "exec"), {})  # noqa: S102
+
+
+# Four annotated parameters, two classes, one of them without an __init__: each parameter
+# is its own object (the made-up constructor calls that key them stay alive), so the
+# Plain ones never take the Keeper's state.
+FOUR_ANNOTATED = """import torch
+from torch import nn
+
+
+class Plain(nn.Module):
+    def forward(self, x):
+        return x * 2
+
+
+class Keeper(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(3, 3)
+        self.mem = torch.zeros(1, 3)
+
+    def forward(self, x):
+        self.mem = self.mem + self.lin(x)
+        return self.mem
+
+
+def train(a: Plain, b: Keeper, c: Plain, d: Keeper, batches, opt):
+    for x in batches:
+        loss = (a(x) + c(x) + a(x)).sum()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+"""
+
+
+def test_each_annotated_parameter_is_its_own_object() -> None:
+    assert codes(FOUR_ANNOTATED) == []
+
+
+def test_the_four_parameters_program_trains_under_torch() -> None:
+    import subprocess
+    import sys
+
+    program = FOUR_ANNOTATED + (
+        "net = Keeper()\n"
+        "opt = torch.optim.SGD(net.parameters(), lr=0.1)\n"
+        "train(Plain(), net, Plain(), net, [torch.randn(1, 3, requires_grad=True) for _ in range(3)], opt)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, timeout=120)
+    assert done.returncode == 0, done.stderr.decode()

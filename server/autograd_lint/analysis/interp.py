@@ -98,6 +98,9 @@ class Interpreter(
         # the roots of one program, since the module's globals hold such objects.
         self.instances: dict[object, ClassInfo] = instances if instances is not None else {}
         self.seq = 0
+        # Calls made up for a root's instances (a parameter of the file's class, a driven
+        # class): objects are keyed by their node's id, so the nodes must outlive the run.
+        self.made_up_calls: list[ast.Call] = []
         self.inlined = 0
         self.lifetimes = LifetimeTracker()
         # Whose parameters things stand for (see stepped.py): the leaf of `m.parameters()`
@@ -219,6 +222,7 @@ class Interpreter(
         if info is None:
             return self.parameter_default(param.arg)
         construct = ast.copy_location(ast.Call(ast.Name(info.name, ast.Load()), [], []), info.node)
+        self.made_up_calls.append(construct)
         block, guesses = self.frame.block, self.no_guesses
         # The constructor's arguments are not known here: plain values, not name guesses.
         self.frame.block, self.no_guesses = info.block, True
@@ -233,6 +237,7 @@ class Interpreter(
         self.frame = Frame(info.block, None, True, dict(globals_env))
         self.state = State({}, {}, {})
         construct = ast.copy_location(ast.Call(ast.Name(info.name, ast.Load()), [], []), info.node)
+        self.made_up_calls.append(construct)
         # What the constructor is given is not known here: its parameters are plain values,
         # not guesses from their names (a `model_dim` is no model).
         # Known before the constructor runs: `__init__` reads `self.hparams` too.

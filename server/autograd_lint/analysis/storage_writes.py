@@ -23,7 +23,7 @@ import ast
 
 from .model import Role
 from .report import RawFinding, RawStep, call_steps, call_text, source_of
-from .values import Origin, Site, Stepped
+from .values import Origin, Site, Stepped, next_creation
 
 CODE = "AG007"
 KIND = "saved-input"  # an op saved its input, an in-place write changed it (checks/inplace.py)
@@ -102,7 +102,7 @@ class StorageWriteMixin:
         storage = storage_of(self, target) if self.state is not None else None
         if storage is None:
             return
-        self.seq += 1
+        self.seq = next_creation()
         write = Stepped(self.seq, self.site(node), tuple(self.context))
         self.state.stepped = {**self.state.stepped, storage: write}
 
