@@ -14,22 +14,18 @@ Which functions do this is data: their rows in library_models/torch.toml carry t
 `reparametrizes-weight`, and cite the line of torch's source that computes the weight.
 The call marks the module it is given (the one it returns: `result-arguments`), and each
 call of that module saves its parameters even over plain data (calls.note_weights_saved);
-an AG007 through such a node names the library line (`evidence_note`).
+an AG007 through such a node names the library line (library_fits.cited_site).
 """
 
 from __future__ import annotations
 
 import ast
-import os
-import re
-import sys
-from pathlib import Path
 
-from .library_distributions import Note, _parse
-from .values import NOTHING, Binding, Site
+from .library_distributions import Note
+from .library_fits import cited_site
+from .values import NOTHING, Binding
 
 REPARAMETRIZED = "<reparametrized>"  # heap attribute: the module's weight is recomputed
-CITED_CODE = re.compile(r"`([^`]+)`")
 
 
 class ReparametrizedMixin:
@@ -61,26 +57,3 @@ class ReparametrizedMixin:
             lambda: cited_site(row),
         )
         self.library_notes().setdefault(built, note)
-
-
-def cited_site(row) -> Site | None:
-    """The statement a row's `source` cites (`path: Function.method (`code`)`), found in
-    the installed file on this interpreter's sys.path; None when it is not there."""
-    relative, _, where = row.source.partition(":")
-    code = CITED_CODE.search(where)
-    found = (Path(entry, relative.strip()) for entry in sys.path if entry)
-    file = next((path for path in found if os.path.isfile(path)), None)
-    parsed = _parse(file) if file is not None and code is not None else None
-    if parsed is None:
-        return None
-    block, tree = parsed
-    wanted = ast.dump(ast.parse(code.group(1)).body[0])
-    for statement in ast.walk(tree):
-        if isinstance(statement, ast.stmt) and ast.dump(statement) == wanted:
-            return Site(block, statement)
-    return None
-
-
-def evidence_note(interp, origin):
-    """The library note of a node a reparametrized layer built, or None."""
-    return interp.__dict__.get("_library_notes", {}).get(origin)
