@@ -119,7 +119,10 @@ def test_an_eval_mode_cache_is_reported_where_torch_raises(name, torch_python):
         assert raised is None and not reported
     else:
         assert raised == queries[failing_query - 1]
-        assert set(reported) == {raised}
+        # Inside the loop (indented) the cache comes from an earlier iteration: AG001; a
+        # second query in straight-line code reaches the first one's graph: AG002.
+        code = "AG001" if lines[raised - 1].startswith(" ") else "AG002"
+        assert reported == {raised: code}
 
 
 def test_the_eval_cache_finding_points_into_gpytorch():

@@ -208,7 +208,8 @@ class HeldMixin:
         holds, and the objects it stores (which hold their own), for a fit loop."""
         if self.state is None or made.ref is None:
             return made
-        if not any(self.worth_holding(a) for a in args) and not called_arguments(qualified):
+        called = called_arguments(qualified)
+        if not any(self.worth_holding(a) for a in args) and not called:
             return made  # nothing a fit loop could reach: the class is not even read
         stored, parameters = stored_parameters(qualified)
         if not stored:
@@ -217,7 +218,6 @@ class HeldMixin:
         if bound is None:
             return made
         graphs, objects, attributes = EMPTY, [], set()
-        called = called_arguments(qualified)
         for name, values in bound.items():
             if name in called:
                 # The library calls it on data of its own and keeps the value (DeepXDE's
