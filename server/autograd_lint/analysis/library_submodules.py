@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import ast
 import logging
+import weakref
 from dataclasses import dataclass
 
 from .library_distributions import _parse, source_site
@@ -152,21 +153,26 @@ def _self_assignments(classes) -> dict[str, str]:
     return found
 
 
-_SUBMODULES: dict[tuple[str, str], str | None] = {}
-_SAVES: dict[str, SavedOverData | None] = {}
+# Answers per library environment (the LibrarySummaries of the interpreter a workspace
+# runs): another interpreter may hold another version of the library.
+_ANSWERS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _answers() -> dict:
+    return _ANSWERS.setdefault(current_summaries(), {})
 
 
 def submodule_class(qualified_class: str, attribute: str) -> str | None:
     """The class a library class's `__init__` makes `self.<attribute>` of, or None."""
-    key = (qualified_class, attribute)
-    if key not in _SUBMODULES:
+    answers, key = _answers(), ("submodule", qualified_class, attribute)
+    if key not in answers:
         try:
             made = _self_assignments(_classes(qualified_class)).get(attribute)
         except Exception:  # noqa: BLE001 - a library we cannot read costs its findings only
             log.exception("autograd-lint: could not read %s", qualified_class)
             made = None
-        _SUBMODULES[key] = made if made is not None and made[:1].isalpha() else None
-    return _SUBMODULES[key]
+        answers[key] = made if made is not None and made[:1].isalpha() else None
+    return answers[key]
 
 
 def _layer_kind(made: str | None) -> str | None:
@@ -180,13 +186,14 @@ def saves_over_data(qualified_class: str) -> SavedOverData | None:
     """Where the class's forward, given inputs without history, saves its own parameters
     for backward (a torch layer with weights fed the output of another of its layers);
     None when its source does not show it."""
-    if qualified_class not in _SAVES:
+    answers, key = _answers(), ("saves", qualified_class)
+    if key not in answers:
         try:
-            _SAVES[qualified_class] = _saves_over_data(qualified_class)
+            answers[key] = _saves_over_data(qualified_class)
         except Exception:  # noqa: BLE001 - a library we cannot read costs its findings only
             log.exception("autograd-lint: could not read %s", qualified_class)
-            _SAVES[qualified_class] = None
-    return _SAVES[qualified_class]
+            answers[key] = None
+    return answers[key]
 
 
 def _saves_over_data(qualified_class: str) -> SavedOverData | None:
