@@ -90,7 +90,17 @@ for _ in range(2):
 def outcome(saved: str, write: str) -> tuple[bool, bool]:
     """(the analysis reports AG007, torch raises) for one variant of PROGRAM."""
     text = PROGRAM.replace("SAVED", saved).replace("WRITE", write)
-    reported = any(f.code == "AG007" for f in analyze(text, "t.py"))
+    lines = text.splitlines()
+    write_line = next(n for n, line in enumerate(lines, 1) if line.strip() == write)
+    backward_line = next(n for n, line in enumerate(lines, 1) if "loss.backward()" in line)
+    found = [f for f in analyze(text, "t.py") if f.code == "AG007"]
+    # Where it is reported: on the write, with the backward that raises as its failing step.
+    reported = any(
+        f.span.start.line == write_line
+        and any(s.role.value == "fails" and s.span.start.line == backward_line for s in f.evidence)
+        for f in found
+    )
+    assert reported or not found, [(f.span.start.line, f.message) for f in found]
     try:
         exec(compile(text, "variant", "exec"), {})  # noqa: S102 - our own program
         raised = False
