@@ -21,9 +21,9 @@ from __future__ import annotations
 
 import ast
 
+from .frameworks import derives_from
 from .model import Role
 from .report import RawStep, source_of
-from .roles import qualify
 from .values import CONTAINER, EMPTY, NOTHING, OBJECT, Binding, Site, Val
 
 FUNCTION_BASES = frozenset({"torch.autograd.Function", "torch.autograd.function.Function"})
@@ -32,14 +32,10 @@ SAVED = "saved_tensors"
 FREED_CODES = ("AG001", "AG002")
 
 
-def is_autograd_function(info, seen=None) -> bool:
+def is_autograd_function(info) -> bool:
     """Whether a class of the file derives from torch.autograd.Function (through its
     imports, or through another class of the file)."""
-    seen = seen if seen is not None else set()
-    seen.add(id(info))
-    if any(qualify(base, info.aliases) in FUNCTION_BASES for base in info.bases):
-        return True
-    return any(id(b) not in seen and is_autograd_function(b, seen) for b in info.local_bases)
+    return derives_from(info, info.aliases, FUNCTION_BASES)
 
 
 def is_context(ref) -> bool:

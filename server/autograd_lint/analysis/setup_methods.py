@@ -57,11 +57,8 @@ def _calls_backward_or_is_called(fn: FunctionRef, owner: ClassInfo) -> bool:
             and node.func.attr in ("backward", "manual_backward")
         ):
             return True
-    for other in owner.methods.values():
-        for node in walk(other.node):
-            if isinstance(node, ast.Attribute) and node.attr == name:
-                return True  # `self.setup()` somewhere: run where it is called
-    return False
+    # `self.setup()` somewhere: run where it is called (each method's reads are cached).
+    return any(name in _self_attributes(other, ast.Load) for other in owner.methods.values())
 
 
 def setup_methods(owner: ClassInfo, root: FunctionRef) -> list[FunctionRef]:
