@@ -45,6 +45,8 @@ import textwrap
 import time
 from pathlib import Path
 
+from machine_load import load_average
+
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "samples"
 SERVER = [sys.executable, "-m", "autograd_lint.lsp"]
@@ -363,13 +365,6 @@ async def ruff_typing(text: str, edits, parses: list[bool], gap: float) -> dict 
     latencies, cpu_times = await type_edits(client, uri, edits, 2, gap)
     await client.stop()
     return split_summary(latencies, cpu_times, parses)
-
-
-def load_average() -> str:
-    try:
-        return " ".join(f"{value:.2f}" for value in os.getloadavg())
-    except OSError:
-        return "unknown"
 
 
 async def measure(args) -> dict:

@@ -43,6 +43,7 @@ from pathlib import Path
 
 import corpus
 from autograd_lint.analysis import analyze
+from machine_load import load_average
 
 TARGET_LINES_PER_SECOND = 40_000
 TARGET_ANALYZE_OVER_PARSE = 2.0
@@ -293,13 +294,6 @@ def print_cli(record: dict) -> None:
 
 def verdict(ok: bool) -> str:
     return "met" if ok else "MISSED"
-
-
-def load_average() -> str:
-    try:
-        return " ".join(f"{value:.2f}" for value in os.getloadavg())
-    except OSError:
-        return "unknown"
 
 
 def print_summary(
