@@ -7,24 +7,11 @@ says what the mutant broke. Where the test is about a verdict, the program is ru
 
 from __future__ import annotations
 
-import re
-import subprocess
-
 import pytest
 from autograd_lint.analysis import analyze
 from autograd_lint.analysis.blocks import build_blocks, split_lines
 from autograd_lint.analysis.engine import AnalysisCache
-
-IN_PLACE_ERROR = "modified by an inplace operation"
-FREED_ERROR = "Trying to backward through the graph a second time"
-
-
-def run_torch(torch_python: str, source: str, tmp_path) -> subprocess.CompletedProcess:
-    script = tmp_path / "program.py"
-    script.write_text(source)
-    return subprocess.run(
-        [torch_python, str(script)], capture_output=True, text=True, timeout=120, cwd=tmp_path
-    )
+from torch_labels import FREED_ERROR, IN_PLACE_ERROR, assert_behaves_as_labelled
 
 
 def codes_and_lines(findings) -> list[tuple[str, int]]:
@@ -432,12 +419,4 @@ UNDER_TORCH = {
 @pytest.mark.parametrize("name", sorted(UNDER_TORCH))
 def test_programs_behave_as_labelled_under_torch(name, torch_python, tmp_path):
     source, label = UNDER_TORCH[name]
-    result = run_torch(torch_python, source, tmp_path)
-    if label is None:
-        assert result.returncode == 0, result.stderr
-        return
-    error, line = label
-    assert result.returncode != 0 and error in result.stderr, result.stderr
-    # The program's innermost frame in the traceback is the statement that raised.
-    lines = re.findall(rf'File "{re.escape(str(tmp_path))}/program.py", line (\d+)', result.stderr)
-    assert int(lines[-1]) == line, result.stderr
+    assert_behaves_as_labelled(torch_python, source, label, tmp_path)

@@ -8,11 +8,10 @@ tests/conftest.py) and its outcome is the label.
 
 from __future__ import annotations
 
-import re
-
 import pytest
 from autograd_lint.analysis import analyze
-from test_mutants import FREED_ERROR, codes_and_lines, run_torch
+from test_mutants import codes_and_lines
+from torch_labels import FREED_ERROR, assert_behaves_as_labelled
 
 # containers._appends_once 25 (`changes = ...` instead of `changes += ...`) and 36 (`!=`):
 # the loop that appends each peer's output once, as a statement of its own, was no longer
@@ -140,11 +139,4 @@ UNDER_TORCH = {
 @pytest.mark.parametrize("name", sorted(UNDER_TORCH))
 def test_programs_behave_as_labelled_under_torch(name, torch_python, tmp_path):
     source, label = UNDER_TORCH[name]
-    result = run_torch(torch_python, source, tmp_path)
-    if label is None:
-        assert result.returncode == 0, result.stderr
-        return
-    error, line = label
-    assert result.returncode != 0 and error in result.stderr, result.stderr
-    lines = re.findall(rf'File "{re.escape(str(tmp_path))}/program.py", line (\d+)', result.stderr)
-    assert int(lines[-1]) == line, result.stderr
+    assert_behaves_as_labelled(torch_python, source, label, tmp_path)

@@ -8,13 +8,13 @@ run with torch (the warm interpreter of tests/conftest.py) and their outcome is 
 from __future__ import annotations
 
 import random
-import re
 
 import pytest
 from autograd_lint.analysis import analyze
 from autograd_lint.analysis.blocks import CUT_WINDOW
 from test_head_of import check_cut, program
-from test_mutants import FREED_ERROR, codes_and_lines, run_torch
+from test_mutants import codes_and_lines
+from torch_labels import FREED_ERROR, assert_behaves_as_labelled
 
 # checks.constructors.constructor_kind 18: `torch.optim.<Class>` matched with three dots, not
 # two, so `torch.optim.lr_scheduler.StepLR` (however imported) was an optimizer's constructor,
@@ -135,11 +135,4 @@ UNDER_TORCH = {
 @pytest.mark.parametrize("name", sorted(UNDER_TORCH))
 def test_programs_behave_as_labelled_under_torch(name, torch_python, tmp_path):
     source, label = UNDER_TORCH[name]
-    result = run_torch(torch_python, source, tmp_path)
-    if label is None:
-        assert result.returncode == 0, result.stderr
-        return
-    error, line = label
-    assert result.returncode != 0 and error in result.stderr, result.stderr
-    lines = re.findall(rf'File "{re.escape(str(tmp_path))}/program.py", line (\d+)', result.stderr)
-    assert int(lines[-1]) == line, result.stderr
+    assert_behaves_as_labelled(torch_python, source, label, tmp_path)
