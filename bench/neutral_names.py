@@ -8,7 +8,8 @@ Each file is analyzed as written and renamed by `neutral_renamer.rename_source` 
 it binds becomes `v1`, `v2`, ...; imports, builtins, torch's attributes and framework hooks
 stay; lines never move). Findings are compared by (line, code): kept, lost, added. A lost
 finding is blamed on each name whose renaming alone loses it, which says what spelling
-the analysis read. Default sets: samples/*.py, tests/corpus/, tests/realworld/cases/.
+the analysis read. Default sets: samples/*.py, tests/corpus/, tests/realworld/cases/ (a
+file of a case's project folder is analysed with that project's imports, as the CLI would).
 
 `--check-runs` proves the renamer keeps behaviour: it runs each runnable file (default:
 samples/*.py, tests/realworld/runnable/*.py and the tests/corpus/ files headed `# runnable`)
@@ -60,6 +61,19 @@ def runnable_files() -> list[Path]:
     return python_files([str(ROOT / p) for p in RUNNABLE]) + corpus
 
 
+def project_resolver(path: Path):
+    """How the CLI resolves a yardstick project's imports (tests/realworld/README.md): for a
+    file inside a case's project folder, within that folder; None for any other file."""
+    import yardstick
+    from autograd_lint.workspace import Workspace
+
+    resolved = path.resolve()
+    for case in yardstick.load_manifest():
+        if case.project_root is not None and resolved.is_relative_to(case.project_root):
+            return Workspace(case.project_root).resolve
+    return None
+
+
 def _keys(findings) -> Counter:
     return Counter((f.span.start.line, f.code) for f in findings)
 
@@ -72,13 +86,14 @@ def _shown(path: Path) -> Path:
         return path
 
 
-def _blame(source: str, path: Path, names: set[str], row: dict, rename_self: bool):
+def _blame(source: str, path: Path, names: set[str], row: dict, rename_self: bool, resolver):
     """The names whose renaming alone loses the finding; when none does alone, the names
     that must all be renamed for it to be lost (renaming all the others keeps it)."""
     key = (row["line"], row["code"])
 
     def lost_with(only: set[str]) -> bool:
-        return key not in _keys(analyze(rename_source(source, only, rename_self).text, str(path)))
+        text = rename_source(source, only, rename_self).text
+        return key not in _keys(analyze(text, str(path), resolver=resolver))
 
     alone = sorted(name for name in names if lost_with({name}))
     if alone:
@@ -89,14 +104,15 @@ def _blame(source: str, path: Path, names: set[str], row: dict, rename_self: boo
 def compare_file(path: Path, blame: bool = True, rename_self: bool = False) -> dict:
     """The findings of one file as written and renamed, with the lost ones blamed."""
     source = path.read_text(encoding="utf-8")
+    resolver = project_resolver(path)
     path = _shown(path)
     try:
         renamed = rename_source(source, rename_self=rename_self)
     except SyntaxError:
         return {"skipped": "does not parse"}
     compile(renamed.text, str(path), "exec")  # the renamed file must stay valid Python
-    before = analyze(source, str(path))
-    after = analyze(renamed.text, str(path))
+    before = analyze(source, str(path), resolver=resolver)
+    after = analyze(renamed.text, str(path), resolver=resolver)
     kept = _keys(before) & _keys(after)
     lost_keys, added_keys = _keys(before) - _keys(after), _keys(after) - _keys(before)
 
@@ -113,7 +129,8 @@ def compare_file(path: Path, blame: bool = True, rename_self: bool = False) -> d
 
     lost = listed(before, lost_keys)
     for row in lost if blame else []:
-        row["names"], row["together"] = _blame(source, path, set(renamed.mapping), row, rename_self)
+        blamed = _blame(source, path, set(renamed.mapping), row, rename_self, resolver)
+        row["names"], row["together"] = blamed
     return {"kept": sum(kept.values()), "lost": lost, "added": listed(after, added_keys),
             "kept_codes": Counter(code for _, code in kept.elements()),
             "renamed_names": len(renamed.mapping)}  # fmt: skip

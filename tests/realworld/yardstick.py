@@ -22,7 +22,7 @@ KINDS = {"crash", "correct"}
 ERRORS = {"freed", "inplace"}
 ID = re.compile(r"[a-z0-9_]+")
 FIELDS = {"id", "source", "mechanism", "kind", "file", "line", "runnable", "requires"}
-OPTIONAL = {"error", "domain"}
+OPTIONAL = {"error", "domain", "project"}
 # A crash is found when one of these codes is reported at its failing line; the
 # in-place error of a retained, carried graph is AG007's as much as AG001's.
 FINDS = {"freed": {"AG001", "AG002"}, "inplace": {"AG001", "AG002", "AG007"}}
@@ -42,10 +42,34 @@ class Case:
     requires: tuple[str, ...]
     error: str = "freed"
     domain: str = "general"
+    # The folder holding the case as a small project (its entry `file` and the modules of
+    # the source repository it imports), relative to ROOT; None: the file alone.
+    project: str | None = None
 
     @property
     def path(self) -> Path:
         return ROOT / self.file
+
+    @property
+    def project_root(self) -> Path | None:
+        return ROOT / self.project if self.project else None
+
+    @property
+    def project_modules(self) -> list[Path]:
+        """The project's files besides the entry (none for a single-file case)."""
+        if self.project_root is None:
+            return []
+        found = sorted(self.project_root.rglob("*.py"))
+        return [p for p in found if p != self.path and "__pycache__" not in p.parts]
+
+    def resolver(self):
+        """How the CLI resolves the entry's imports: within the project root (the case's
+        folder, as `autograd-lint check` finds a repository's root), else not at all."""
+        if self.project_root is None:
+            return None
+        from autograd_lint.workspace import Workspace
+
+        return Workspace(self.project_root).resolve
 
     @property
     def runnable_path(self) -> Path:
@@ -80,6 +104,13 @@ def problems(entry: dict) -> list[str]:
     for key in ("file", "runnable"):
         if not (ROOT / entry[key]).is_file():
             found.append(f"{where}: {key} {entry[key]} does not exist")
+    project = entry.get("project")
+    if project is not None:
+        folder = ROOT / project
+        if not folder.is_dir():
+            found.append(f"{where}: project {project} is not a folder")
+        elif not (ROOT / entry["file"]).resolve().is_relative_to(folder.resolve()):
+            found.append(f"{where}: file {entry['file']} is not inside its project {project}")
     if not isinstance(entry["requires"], list):
         found.append(f"{where}: requires is not a list")
     return found
@@ -168,7 +199,8 @@ def judge(case: Case) -> Verdict:
     from autograd_lint.analysis import analyze
 
     try:
-        findings = analyze(case.path.read_text(encoding="utf-8"), str(case.path))
+        text = case.path.read_text(encoding="utf-8")
+        findings = analyze(text, str(case.path), resolver=case.resolver())
     except Exception as exc:  # noqa: BLE001 - reported as the case's verdict
         return Verdict(case, set(), [], error=f"{type(exc).__name__}: {exc}")
     at_line = {f.code for f in findings if case.line in failing_lines(f)}

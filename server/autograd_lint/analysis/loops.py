@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
+from .iterator_protocol import iterated_element
 from .lifetimes import LifetimeTracker
 from .values import CONTAINER, ELEMENT, LoopPass, State, Val, join_states
 
@@ -45,7 +46,7 @@ class LoopMixin:
     # -- loops ----------------------------------------------------------------------------
     def do_For(self, node: ast.For) -> None:
         source = self.ev(node.iter)
-        element = self.element_of(source)
+        element = iterated_element(self, node, source) or self.element_of(source)
         if source.kind == CONTAINER and element.origins:
             element = Val(element.origins, ELEMENT)
         self.run_loop(node, lambda: self.bind(node.target, element, node), always_exits=False)

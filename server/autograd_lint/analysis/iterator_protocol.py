@@ -1,0 +1,50 @@
+"""`for x, y in loader:` over an instance of a class the analysis reads.
+
+Python iterates an object by calling its class's `__iter__` once and then the returned
+iterator's `__next__` for each element. A hand-written data loader (`__iter__` resets a
+cursor and returns `self`, `__next__` slices the tensors it was given) yields what its
+`__next__` returns: when those tensors carry a graph built before the loop, each batch
+carries it too, as `labels[i:j]` would in the loop's own body. Without this the element
+of such a loop was nothing, and a backward through it went unseen.
+"""
+
+from __future__ import annotations
+
+import ast
+import weakref
+
+from .values import MODULE, OBJECT, Val
+
+# One synthetic `iterable.__iter__()` / `iterator.__next__()` call per loop, kept for the
+# loop node's life: what the inlined method builds is keyed by its call node (instance_ref).
+_CALLS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _method_call(loop: ast.AST, iterable: ast.expr, name: str) -> ast.Call:
+    calls = _CALLS.setdefault(loop, {})
+    if name not in calls:
+        call = ast.Call(func=ast.Attribute(value=iterable, attr=name, ctx=ast.Load()), args=[],
+                        keywords=[])  # fmt: skip
+        calls[name] = ast.copy_location(call, iterable)
+    return calls[name]
+
+
+def _method(interp, val: Val, name: str):
+    if val.kind not in (MODULE, OBJECT) or val.ref is None:
+        return None
+    return interp.local_method(val.ref, name)
+
+
+def iterated_element(interp, loop: ast.For, iterable: Val) -> Val | None:
+    """What one iteration of `loop` over `iterable` binds, when `iterable` is an instance
+    of a class we read whose iterator's `__next__` we can read; None otherwise."""
+    make_iterator = _method(interp, iterable, "__iter__")
+    if make_iterator is None:
+        return None
+    call = _method_call(loop, loop.iter, "__iter__")
+    iterator = interp.call_function(call, make_iterator, [], iterable)
+    next_element = _method(interp, iterator, "__next__")
+    if next_element is None or interp.state is None:
+        return None
+    return interp.call_function(_method_call(loop, loop.iter, "__next__"), next_element, [],
+                                iterator)  # fmt: skip
