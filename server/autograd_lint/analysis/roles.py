@@ -272,8 +272,9 @@ class ScopeEvidence:
                 self.backpropagated |= _sources(func.value, tainted)
                 if node.args:
                     self.backpropagated |= _sources(node.args[0], tainted)
-        callee = _path(func)
-        if callee is not None and callee.endswith(("autograd.backward", "autograd.grad")):
+        # `torch.autograd.backward(loss)` is an attribute call named `backward`: the branch
+        # above has read its first argument. Only `autograd.grad(...)` is left.
+        if callee is not None and callee.endswith("autograd.grad"):
             for arg in node.args[:1]:
                 self.backpropagated |= _sources(arg, tainted)
 
