@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from fuzz.stdio_client import StdioServer
 from help_options import declared_options
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -200,13 +201,11 @@ def test_the_sarif_steps_run_in_github_actions_and_upload_sarif(tmp_path):
 
 
 def test_the_fix_on_save_setting_names_a_kind_the_server_answers(tmp_path):
-    from test_helix_docs import HelixLikeClient
-
     fixes_md = (ROOT / "docs" / "fixes.md").read_text(encoding="utf-8")
     (setting,) = [b for b in blocks(fixes_md, "json") if "codeActionsOnSave" in b]
     (kind,) = json.loads("{" + setting + "}")["editor.codeActionsOnSave"]
     shutil.copy(ROOT / "samples" / "ag001_rnn_hidden_buggy.py", tmp_path / "train.py")
-    client = HelixLikeClient([str(BIN / "autograd-lint"), "lsp"], None, tmp_path, ENV)
+    client = StdioServer(tmp_path, ENV, [str(BIN / "autograd-lint"), "lsp"])
     try:
         capabilities = {
             "textDocument": {
@@ -217,16 +216,11 @@ def test_the_fix_on_save_setting_names_a_kind_the_server_answers(tmp_path):
                 }
             }
         }
-        answer = client.request(
-            "initialize",
-            {"processId": None, "rootUri": tmp_path.as_uri(), "capabilities": capabilities},
-        )
+        answer = client.initialize(capabilities=capabilities)
         assert kind in answer["result"]["capabilities"]["codeActionProvider"]["codeActionKinds"]
-        client.send({"method": "initialized", "params": {}})
         uri = (tmp_path / "train.py").as_uri()
         text = (tmp_path / "train.py").read_text(encoding="utf-8")
-        document = {"uri": uri, "languageId": "python", "version": 0, "text": text}
-        client.send({"method": "textDocument/didOpen", "params": {"textDocument": document}})
+        client.open(uri, text, version=0)
         # What VS Code asks on save: the actions of that kind for the whole file.
         whole = {
             "start": {"line": 0, "character": 0},
@@ -241,10 +235,8 @@ def test_the_fix_on_save_setting_names_a_kind_the_server_answers(tmp_path):
             },
         )["result"]
         assert [a["kind"] for a in actions] == [kind]
-        client.request("shutdown", None)
-        client.send({"method": "exit"})
     finally:
-        client.process.kill()
+        client.close()
 
 
 def shape_matches(shown, real, where="") -> list[str]:

@@ -13,13 +13,12 @@ from __future__ import annotations
 
 import json
 import os
-import queue
 import re
 import shutil
-import subprocess
 import sys
-import threading
 from pathlib import Path
+
+from fuzz.stdio_client import StdioServer
 
 try:
     import tomllib
@@ -56,60 +55,22 @@ def test_the_readme_line_agrees_with_the_full_file():
     assert (server["command"], server["args"]) == (command, args)
 
 
-class HelixLikeClient:
-    """JSON-RPC over the server's stdio, answering its requests as Helix does."""
+class HelixLikeClient(StdioServer):
+    """The shared stdio client, answering `workspace/configuration` as Helix does: each item
+    by walking the server's `config` table along the item's dotted `section`."""
 
-    def __init__(self, argv: list[str], config, cwd: Path, env: dict):
+    def __init__(self, command: list[str], config, cwd: Path, env: dict):
+        super().__init__(cwd, env, command)
         self.config = config
-        self.process = subprocess.Popen(
-            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=cwd, env=env
-        )
-        self.inbox: queue.Queue = queue.Queue()
-        self.next_id = 0
-        threading.Thread(target=self._read, daemon=True).start()
 
-    def _read(self) -> None:
-        stream = self.process.stdout
-        while True:
-            length = None
-            while (header := stream.readline()) not in (b"\r\n", b""):
-                if header.lower().startswith(b"content-length:"):
-                    length = int(header.split(b":")[1])
-            if length is None:
-                return
-            self.inbox.put(json.loads(stream.read(length)))
-
-    def send(self, message: dict) -> None:
-        body = json.dumps({"jsonrpc": "2.0", **message}).encode()
-        self.process.stdin.write(b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
-        self.process.stdin.flush()
-
-    def section(self, section: str | None):
+    def configuration(self, item: dict):
         value = self.config
+        section = item.get("section")
         for part in section.split(".") if section else []:
             if not isinstance(value, dict) or part not in value:
                 return None
             value = value[part]
         return value
-
-    def wait_for(self, wanted) -> dict:
-        """The first message `wanted` accepts, answering the server's requests meanwhile."""
-        while True:
-            message = self.inbox.get(timeout=TIMEOUT)
-            if message.get("method") == "workspace/configuration":
-                items = message["params"]["items"]
-                result = [self.section(item.get("section")) for item in items]
-                self.send({"id": message["id"], "result": result})
-            elif "method" in message and "id" in message:  # other requests: accept
-                self.send({"id": message["id"], "result": None})
-            if wanted(message):
-                return message
-
-    def request(self, method: str, params) -> dict:
-        self.next_id += 1
-        ident = self.next_id
-        self.send({"id": ident, "method": method, "params": params})
-        return self.wait_for(lambda m: m.get("id") == ident and "method" not in m)
 
 
 def test_the_documented_command_reports_the_bug_with_the_configured_severity(tmp_path):
@@ -125,55 +86,28 @@ def test_the_documented_command_reports_the_bug_with_the_configured_severity(tmp
     config = server.get("config")
     client = HelixLikeClient(argv, config, project, env)
     try:
-        root = project.as_uri()
-        answer = client.request(
-            "initialize",
-            {
-                "processId": os.getpid(),
-                "rootUri": root,
-                "workspaceFolders": [{"uri": root, "name": "project"}],
-                "initializationOptions": config,
-                "capabilities": {
-                    "workspace": {"configuration": True, "workspaceFolders": True},
-                    "textDocument": {"publishDiagnostics": {"relatedInformation": True}},
-                    "general": {"positionEncodings": ["utf-8", "utf-32", "utf-16"]},
-                },
-                "clientInfo": {"name": "helix"},
+        answer = client.initialize(
+            initialization_options=config,
+            capabilities={
+                "workspace": {"configuration": True, "workspaceFolders": True},
+                "textDocument": {"publishDiagnostics": {"relatedInformation": True}},
+                "general": {"positionEncodings": ["utf-8", "utf-32", "utf-16"]},
             },
+            client_info={"name": "helix"},
         )
         assert "capabilities" in answer["result"], answer
-        client.send({"method": "initialized", "params": {}})
         if config is not None:
-            client.send(
-                {"method": "workspace/didChangeConfiguration", "params": {"settings": config}}
-            )
+            client.notify("workspace/didChangeConfiguration", {"settings": config})
         uri = (project / "train.py").as_uri()
-        text = SAMPLE.read_text(encoding="utf-8")
-        client.send(
-            {
-                "method": "textDocument/didOpen",
-                "params": {
-                    "textDocument": {"uri": uri, "languageId": "python", "version": 0, "text": text}
-                },
-            }
+        client.open(uri, SAMPLE.read_text(encoding="utf-8"), version=0)
+        diagnostics = client.wait(
+            lambda: (client.published.get(uri) or {}).get("diagnostics") or None, TIMEOUT
         )
-        published = client.wait_for(
-            lambda m: (
-                m.get("method") == "textDocument/publishDiagnostics"
-                and m["params"]["uri"] == uri
-                and m["params"]["diagnostics"]
-            )
-        )
-        client.request("shutdown", None)
-        client.send({"method": "exit"})
-        assert client.process.wait(timeout=30) == 0
+        assert client.close(timeout=30) == 0
     finally:
-        if client.process.poll() is None:
+        if client.alive():
             client.process.kill()
     wanted = (config or {}).get("autograd-lint", {}).get("severity", {}).get("AG001", "error")
     lsp_severity = {"error": 1, "warning": 2, "info": 3}[wanted]
-    found = [
-        (d["range"]["start"]["line"], d["code"], d["severity"])
-        for d in published["params"]["diagnostics"]
-    ]
+    found = [(d["range"]["start"]["line"], d["code"], d["severity"]) for d in diagnostics]
     assert (40, "AG001", lsp_severity) in found, found  # line 41, 0-based

@@ -38,10 +38,14 @@ class ServerGone(Exception):
 
 
 class StdioServer:
-    def __init__(self, root: Path, env: dict | None = None):
+    """`command` starts the server (default: this interpreter's `-m autograd_lint.lsp`); the
+    docs tests pass the command a page documents."""
+
+    def __init__(self, root: Path, env: dict | None = None, command: list[str] | None = None):
         self.root = root
+        self.settings: dict = {}
         self.process = subprocess.Popen(
-            SERVER,
+            command or SERVER,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -189,10 +193,15 @@ class StdioServer:
             result = None
             if message.get("method") == "workspace/configuration":
                 items = message.get("params", {}).get("items", [])
-                result = [self.settings for _ in items]
+                result = [self.configuration(item) for item in items]
             self.send({"id": message["id"], "result": result})
         else:
             self.notifications.append((message.get("method"), message.get("params")))
+
+    def configuration(self, item: dict):
+        """The answer to one workspace/configuration item: the settings initialize was given,
+        whatever the item's section (an editor that answers per section overrides this)."""
+        return self.settings
 
     def logged(self) -> str:
         """What the server logged to the client (window/logMessage, showMessage)."""
