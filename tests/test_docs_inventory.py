@@ -6,6 +6,7 @@ reason, so "every snippet runs in CI" cannot rot silently."""
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 from pathlib import Path
@@ -16,7 +17,8 @@ ROOT = Path(__file__).resolve().parents[1]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 BLOCK = re.compile(r"```(\w*)\n(.*?)```", re.DOTALL)
 
-# (page, language, a pattern the block's text matches, the test file that runs it)
+# (page, language, a pattern the block's text matches, the test file that runs it: that file's
+# code must name the page, or glob docs/*.md, so an entry cannot point at a test that ignores it)
 RUN = [
     ("*", "text", r"^\$ autograd-lint ", "test_docs_examples.py"),
     ("*", "sh", r"^autograd-lint check .*\n# ", "test_docs_examples.py"),
@@ -108,6 +110,33 @@ def entry_for(page: str, language: str, body: str, entries):
     return None
 
 
+def code_strings(test_file: Path) -> set[str]:
+    """The string constants of a test module's code; its docstrings (which may name a page the
+    module never opens) do not count."""
+    tree = ast.parse(test_file.read_text(encoding="utf-8"))
+    docstrings = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+        and isinstance(node.body[0].value, ast.Constant)
+    }
+    return {
+        node.value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str)
+        and id(node) not in docstrings
+    }  # fmt: skip
+
+
+def reads_page(test_file: Path, page: str) -> bool:
+    """Whether the test module's code names the page's file, or globs docs/ for every page."""
+    strings = code_strings(test_file)
+    in_docs = (ROOT / "docs" / page).exists()
+    return page in strings or (in_docs and {"docs", "*.md"} <= strings)
+
+
 BLOCKS = blocks()
 
 
@@ -119,6 +148,7 @@ def test_every_block_is_run_or_says_why_not(page, line, language, body):
     if run is not None:
         test_file = ROOT / "tests" / run[3]
         assert test_file.exists(), f"{page}:{line} is said to be run by the missing {run[3]}"
+        assert reads_page(test_file, page), f"{page}:{line}: {run[3]} never reads {page}"
         return
     assert entry_for(page, language, body, NOT_RUN), (
         f"{page}:{line}: a new ```{language} block that no test runs: run it in a test (and add it"
