@@ -286,6 +286,13 @@ class LibrarySummaries:
         base = package[: len(package) - (statement.level - 1)]
         return ".".join([*base, *([statement.module] if statement.module else [])]) or None
 
+    def qualified_in(self, module_name: str, expression: ast.expr) -> str | None:
+        """An expression of a library module's source (a base class, a constructor called
+        in `__init__`: `nn.LayerNorm`, `BertEmbeddings`) as the dotted name it means there,
+        through that module's imports; None when the module or the name is not found."""
+        module = self._module(module_name)
+        return self._qualified(module, expression) if module is not None else None
+
     def _qualified(self, module: _Module, expression) -> str | None:
         """A base class expression (`BaseNode`, `base.MemoryModule`, `nn.Module`) as the
         dotted name it means in that module."""

@@ -95,56 +95,24 @@ def _classes(qualified: str):
     return found
 
 
-def _imports(module: str, tree: ast.Module, is_package: bool) -> dict[str, str]:
-    """A module's top-level names -> the dotted names they stand for."""
-    names = {n.name: f"{module}.{n.name}" for n in tree.body if isinstance(n, ast.ClassDef)}
-    package = module if is_package else module.rpartition(".")[0]
-    for statement in tree.body:
-        if isinstance(statement, ast.Import):
-            for alias in statement.names:
-                if alias.asname:
-                    names[alias.asname] = alias.name
-                else:
-                    head = alias.name.partition(".")[0]
-                    names[head] = head
-        elif isinstance(statement, ast.ImportFrom):
-            source = statement.module or ""
-            if statement.level:
-                base = package.split(".")[: len(package.split(".")) - (statement.level - 1)]
-                source = ".".join([*base, *([source] if source else [])])
-            for alias in statement.names:
-                if alias.name != "*":
-                    names[alias.asname or alias.name] = f"{source}.{alias.name}"
-    return names
-
-
-def _qualify(expression: ast.AST, names: dict[str, str]) -> str | None:
-    parts = []
-    while isinstance(expression, ast.Attribute):
-        parts.insert(0, expression.attr)
-        expression = expression.value
-    if not isinstance(expression, ast.Name) or expression.id not in names:
-        return None
-    return ".".join([names[expression.id], *parts])
-
-
 def _self_assignments(classes) -> dict[str, str]:
     """`self.<name> = <Class>(...)` in the classes' `__init__`: name -> qualified class."""
+    summaries = current_summaries()
     found: dict[str, str] = {}
-    for module, tree, path, cls in classes:
+    for module, _tree, _path, cls in classes:
         init = next(
             (n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == "__init__"), None
         )
         if init is None:
             continue
-        names = _imports(module, tree, path.endswith("__init__.py"))
         for statement in ast.walk(init):
             if not (isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Call)):
                 continue
-            made = _qualify(statement.value.func, names)
+            made = summaries.qualified_in(module, statement.value.func)
             for target in statement.targets:
                 if (
                     made is not None
+                    and "." in made  # a class of some module (a sentinel `object()` is none)
                     and isinstance(target, ast.Attribute)
                     and isinstance(target.value, ast.Name)
                     and target.value.id == "self"
