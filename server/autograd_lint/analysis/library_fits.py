@@ -21,6 +21,7 @@ pass and reached again by the second, as torch does.
 from __future__ import annotations
 
 import ast
+import functools
 import logging
 import os
 import sys
@@ -34,56 +35,41 @@ log = logging.getLogger(__name__)
 HELD = " (held)"  # ends the heap attribute naming the graphs a library object holds
 HOLDS = "<holds>"  # heap attribute: the objects a library object stores (unnamed in evidence)
 MAX_HOLDING_DEPTH = 8  # objects stored in objects stored in ...
+HOLDING_EFFECTS = ("stores-argument", "caches-call-of-argument")
+
+
+@functools.cache
+def _fit_rows() -> tuple[frozenset[str], frozenset[str]]:
+    """(the names whose mention marks a file, the top-level packages) of the rows with a
+    fit loop, from one walk over the model rows."""
+    from . import library_models
+
+    markers, libraries = set(), set()
+    try:
+        for row in library_models.rows():
+            if row.effect("backpropagates-held") is None:
+                continue
+            libraries.add(row.target.partition(".")[0])
+            for name in row.names:
+                parts = name.split(".")
+                # A method (`Model.train`): the library's name, in its import.
+                method = len(parts) > 2 and parts[-2][:1].isupper()
+                markers.add(parts[0] if method else parts[-1])
+    except Exception:  # noqa: BLE001 - a broken data file costs its rows, nothing more
+        log.exception("autograd-lint: library models could not be read")
+    return frozenset(markers), frozenset(libraries)
 
 
 def fit_markers() -> frozenset[str]:
     """Names whose mention makes a file worth interpreting though it never spells
     `backward`: a fit loop's function (`fit_gpytorch_mll`) or class (`Trainer1D`)."""
-    global _MARKERS
-    if _MARKERS is None:
-        from . import library_models
-
-        found = set()
-        try:
-            for row in library_models.rows():
-                if row.effect("backpropagates-held") is not None:
-                    for name in row.names:
-                        parts = name.split(".")
-                        # A method (`Model.train`): the library's name, in its import.
-                        method = len(parts) > 2 and parts[-2][:1].isupper()
-                        found.add(parts[0] if method else parts[-1])
-        except Exception:  # noqa: BLE001 - a broken data file costs its rows, nothing more
-            log.exception("autograd-lint: library models could not be read")
-        _MARKERS = frozenset(found)
-    return _MARKERS
-
-
-_MARKERS: frozenset[str] | None = None
-
-
-HOLDING_EFFECTS = ("stores-argument", "caches-call-of-argument")
+    return _fit_rows()[0]
 
 
 def fit_libraries() -> frozenset[str]:
     """Top-level packages with a fit loop row: their objects are followed for what they
     hold (`deepxde`: its Model's train reaches the data, the data its conditions)."""
-    global _LIBRARIES
-    if _LIBRARIES is None:
-        from . import library_models
-
-        try:
-            _LIBRARIES = frozenset(
-                row.target.partition(".")[0]
-                for row in library_models.rows()
-                if row.effect("backpropagates-held") is not None
-            )
-        except Exception:  # noqa: BLE001 - a broken data file costs its rows, nothing more
-            log.exception("autograd-lint: library models could not be read")
-            _LIBRARIES = frozenset()
-    return _LIBRARIES
-
-
-_LIBRARIES: frozenset[str] | None = None
+    return _fit_rows()[1]
 
 
 def holds_what_it_is_given(qualified: str) -> bool:
@@ -102,7 +88,7 @@ def stored_parameters(qualified: str) -> tuple[dict[str, tuple[str, ...]], tuple
     binds arguments): from `stores-argument` rows of the class, else from its source;
     empty when unknown."""
     from .library_calls import row_for
-    from .library_layers import current_summaries
+    from .library_layers import current_summaries, is_installed_class
 
     row = row_for(qualified)
     effects = [e for e in row.effects if e.kind in HOLDING_EFFECTS] if row is not None else []
@@ -114,15 +100,10 @@ def stored_parameters(qualified: str) -> tuple[dict[str, tuple[str, ...]], tuple
         positional = {e["position"]: e["argument"] for e in effects if "position" in e.parameters}
         order = tuple(positional.get(i, f"#{i}") for i in range(max(positional, default=-1) + 1))
         return stored, order
-    top, last = qualified.partition(".")[0], qualified.rpartition(".")[2]
-    if top == "torch" or "." not in qualified or not last[:1].isupper():
-        return {}, ()
     try:
-        summaries = current_summaries()
-        environment = summaries.environment
-        top_file = environment.resolve_module_file(top)
-        if top_file is None or environment.distribution_of(top_file) is None:
+        if not is_installed_class(qualified):
             return {}, ()  # only installed libraries' classes are read
+        summaries = current_summaries()
         stores = summaries.method_stores(qualified, "__init__")
         parameters = summaries.method_parameters(qualified, "__init__")
     except Exception:  # noqa: BLE001 - a library we cannot read costs its findings only

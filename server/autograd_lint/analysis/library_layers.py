@@ -89,19 +89,24 @@ class SummaryState:
         return any(k.with_module for k in self.kept)
 
 
-def _class_state(qualified: str | None):
-    """The summary of an installed library's class (None: not one, or not found)."""
+def is_installed_class(qualified: str | None) -> bool:
+    """Whether the name looks like a class (`snntorch.Leaky`) of an installed distribution
+    other than torch: the only classes whose source is read."""
     if not qualified or "." not in qualified:
-        return None
+        return False
     top, last = qualified.partition(".")[0], qualified.rpartition(".")[2]
     if top in NOT_ASKED or not last[:1].isupper():
-        return None
-    summaries = current_summaries()
-    environment = summaries.environment
+        return False
+    environment = current_summaries().environment
     top_file = environment.resolve_module_file(top)
-    if top_file is None or environment.distribution_of(top_file) is None:
+    return top_file is not None and environment.distribution_of(top_file) is not None
+
+
+def _class_state(qualified: str | None):
+    """The summary of an installed library's class (None: not one, or not found)."""
+    if not is_installed_class(qualified):
         return None
-    return summaries.class_state(qualified)
+    return current_summaries().class_state(qualified)
 
 
 def is_library_module(qualified: str | None) -> bool:
