@@ -264,7 +264,7 @@ class LayerStateMixin:
                 for k in effect.kept:
                     self.state.heap.pop((ref, k.name), None)
             return NOTHING
-        fit = self.fit_held(node, row_for(f"{ref[1]}.{method}"), receiver)  # `trainer.train()`
+        fit = self.library_fit(node, receiver, method)  # `trainer.train()`
         if fit is not None:
             return fit
         return self.modelled_result(node, f"{ref[1]}.{method}", args)
