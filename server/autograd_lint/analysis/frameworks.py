@@ -218,15 +218,16 @@ def composer_driver(info, loss, each_element: bool) -> ast.For:
         text += "".join(f"    loss[{i}].backward()\n" for i in range(len(returned.elts)))
     elif returns:
         text += "    loss.backward()\n"
-    return _placed(ast.parse(text).body[0], anchor)
+    return placed(ast.parse(text).body[0], anchor)
 
 
-def _placed(loop: ast.For, anchor: ast.AST) -> ast.For:
-    for node in ast.walk(loop):
+def placed(tree: ast.AST, anchor: ast.AST) -> ast.AST:
+    """`tree` with every node at `anchor`: where what a framework does is reported."""
+    for node in ast.walk(tree):
         ast.copy_location(node, anchor)
         if hasattr(node, "end_lineno"):
             node.end_lineno, node.end_col_offset = anchor.end_lineno, anchor.end_col_offset
-    return loop
+    return tree
 
 
 def lightning_driver(info, step) -> ast.For | None:
@@ -244,7 +245,7 @@ def lightning_driver(info, step) -> ast.For | None:
     if backward:
         # A dict's "loss" is what Lightning back-propagates; the whole dict carries it.
         text += f"    {name}.backward()\n"
-    return _placed(ast.parse(text).body[0], anchor)
+    return placed(ast.parse(text).body[0], anchor)
 
 
 def _returned_name(value: ast.expr) -> str:

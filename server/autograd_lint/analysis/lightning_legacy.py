@@ -96,10 +96,11 @@ def optimizer_loop(info, step, module: str, batch: str, loader: str) -> ast.For 
         else:
             body.append((f"optimizers[{index}].step()", at_return))
     text = f"for {batch} in {loader}:\n" + "".join(f"    {line}\n" for line, _ in body)
-    loop = ast.parse(text).body[0]
-    _place(loop, at_return)
+    from .frameworks import placed  # late: frameworks imports this module
+
+    loop = placed(ast.parse(text).body[0], at_return)
     for statement, (_, anchor) in zip(loop.body, body):
-        _place(statement, anchor)
+        placed(statement, anchor)
     return loop
 
 
@@ -110,10 +111,3 @@ def _header(definition: ast.FunctionDef) -> ast.AST:
     spot.col_offset = definition.col_offset
     spot.end_col_offset = definition.col_offset + len("def ") + len(definition.name)
     return spot
-
-
-def _place(tree: ast.AST, anchor: ast.AST) -> None:
-    for node in ast.walk(tree):
-        ast.copy_location(node, anchor)
-        if hasattr(node, "end_lineno"):
-            node.end_lineno, node.end_col_offset = anchor.end_lineno, anchor.end_col_offset
