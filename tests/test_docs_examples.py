@@ -12,7 +12,9 @@ Two shapes of example are read:
 Commands run from the repository root with this interpreter's `autograd-lint`; a shown line
 may be found on stdout or stderr, and one ending in `...` stands for any line it begins. A
 block right after `<!-- example folder: train.py = samples/x.py, ... -->` runs its commands
-in order in a fresh folder holding those copies (so `--fix` there changes only the copies).
+in order in a fresh folder holding those copies (so `--fix` there changes only the copies);
+there a command shown with no output is run too (a later one may see what it changed), and,
+as a transcript shows all a command prints, it must print nothing and exit 0.
 """
 
 from __future__ import annotations
@@ -36,8 +38,10 @@ BLOCK = re.compile(r"```(\w*)\n(.*?)```", re.DOTALL)
 FOLDER = re.compile(r"<!-- example folder: (.*?) -->\s*$")
 
 
-def _commands(language: str, body: str) -> list[tuple[str, list[str]]]:
-    """(command, the output lines shown for it) for each command of a block."""
+def _commands(language: str, body: str, silent: bool = False) -> list[tuple[str, list[str]]]:
+    """(command, the output lines shown for it) for each command of a block; one shown with
+    no output only if `silent` (outside a folder, such lines are synopses, which
+    test_cli_docs.py checks)."""
     found = []
     lines = body.splitlines()
     for i, line in enumerate(lines):
@@ -57,7 +61,7 @@ def _commands(language: str, body: str) -> list[tuple[str, list[str]]]:
                 shown.append(later[2:])
         else:
             continue
-        if shown:
+        if shown or silent:
             found.append((command, shown))
     return found
 
@@ -88,7 +92,7 @@ def folder_examples() -> list[tuple[str, dict[str, str], list[tuple[str, list[st
     for page, folder, language, body in _blocks():
         if folder is not None:
             files = dict(entry.split(" = ") for entry in folder.split(", "))
-            found.append((page.name, files, _commands(language, body)))
+            found.append((page.name, files, _commands(language, body, silent=True)))
     return found
 
 
@@ -110,12 +114,16 @@ def test_the_pages_have_examples():
     assert len(EXAMPLES) >= 4 and len(tables()) >= 2 and len(FOLDER_EXAMPLES) >= 2
 
 
-def run_and_compare(page: str, command: str, shown: list[str], cwd: Path) -> None:
-    argv = shlex.split(command)
+def run_command(command: str, cwd: Path) -> subprocess.CompletedProcess:
     scripts = str(Path(sys.executable).parent)
     env = {**os.environ, "PATH": scripts + os.pathsep + os.environ["PATH"], "NO_COLOR": "1"}
     env["OMP_NUM_THREADS"] = "1"
-    run = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
+    argv = shlex.split(command)
+    return subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
+
+
+def run_and_compare(page: str, command: str, shown: list[str], cwd: Path) -> None:
+    run = run_command(command, cwd)
     assert run.returncode in (0, 1), run.stderr
     streams = [[line.rstrip() for line in out.splitlines()] for out in (run.stdout, run.stderr)]
     positions = [0, 0]
@@ -149,7 +157,12 @@ def test_folder_example_prints_what_the_page_shows(page, files, commands, tmp_pa
     for name, source in files.items():
         shutil.copy(ROOT / source, tmp_path / name)
     for command, shown in commands:  # in order: a --fix changes what the next one sees
-        run_and_compare(page, command, shown, tmp_path)
+        if shown:
+            run_and_compare(page, command, shown, tmp_path)
+            continue
+        run = run_command(command, tmp_path)
+        printed = run.stdout + run.stderr
+        assert run.returncode == 0 and not printed, f"{page}: {command!r} shown silent:\n{printed}"
 
 
 @pytest.mark.parametrize("page,table", tables(), ids=[p for p, _ in tables()])
