@@ -17,6 +17,7 @@ pass, is one entry of the container's object, kept across branches and calls.
 from __future__ import annotations
 
 import ast
+import functools
 
 from .values import MODULE, Binding, Val
 
@@ -24,6 +25,11 @@ ADDED = "<added module>"  # starts the heap attribute of one add_module call's m
 
 
 class AddedModuleMixin:
+    @functools.cached_property
+    def containers_with_added(self) -> set:
+        """The keys of the containers a module of the file was added to."""
+        return set()
+
     def add_module_part(self, node: ast.Call, owner: ast.AST, container: Val, args) -> None:
         """`container.add_module(name, module)` of a module of the file: remembered."""
         if self.state is None or len(args) < 2 or len(node.args) + len(node.keywords) < 2:
@@ -38,13 +44,13 @@ class AddedModuleMixin:
         passes = ".".join(str(p.number) for p in self.context)
         attribute = f"{ADDED} {id(node)} {passes}"
         self.state.heap[(key, attribute)] = Binding(module, self.site(node))
-        self.__dict__.setdefault("_containers_with_added", set()).add(key)
+        self.containers_with_added.add(key)
 
     def run_added_modules(self, node: ast.Call, container: Val, value: Val) -> Val:
         """Calling the container runs the file's modules added to it, after the others
         (their input is the container's value so far), in the order they were added."""
         key = self.module_key(node.func, container)
-        if self.state is None or key not in self.__dict__.get("_containers_with_added", ()):
+        if self.state is None or key not in self.containers_with_added:
             return value
         added = [
             binding

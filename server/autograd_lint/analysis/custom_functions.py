@@ -20,6 +20,7 @@ inlines forward and backward like any local function (depth and budget limited).
 from __future__ import annotations
 
 import ast
+import functools
 
 from .frameworks import derives_from
 from .model import Role
@@ -43,6 +44,11 @@ def is_context(ref) -> bool:
 
 
 class CustomFunctionMixin:
+    @functools.cached_property
+    def custom_nodes(self) -> dict:
+        """The nodes local Functions built -> (their class, their ctx, the call's site)."""
+        return {}
+
     def apply_custom_function(self, node: ast.Call, info) -> Val | None:
         """`Step.apply(x)` of a local Function: its forward run without grad, its node
         remembered so that each backward reaching it runs `Step.backward`; None when the
@@ -64,7 +70,7 @@ class CustomFunctionMixin:
         if not grad_enabled or not given:
             return NOTHING  # no input requires grad: torch's output has no grad_fn
         built = self.new_origin(node, leaf=False)
-        self.__dict__.setdefault("_custom_nodes", {})[built] = (info, ctx, self.site(node))
+        self.custom_nodes[built] = (info, ctx, self.site(node))
         origins = given | {built}
         if result.parts is not None:  # several outputs: each is the node's
             return Val(origins, CONTAINER, None, tuple(Val(origins) for _ in result.parts))
@@ -80,7 +86,7 @@ class CustomFunctionMixin:
     def run_custom_backwards(self, call: ast.Call, nodes: list) -> None:
         """A backward pass reaching nodes of local Functions calls their backward, in the
         order they were built (latest first, as the engine goes from the root)."""
-        custom = self.__dict__.get("_custom_nodes")
+        custom = self.custom_nodes
         if not custom:
             return
         reached = sorted((o for o in nodes if o in custom), key=lambda o: -o.seq)

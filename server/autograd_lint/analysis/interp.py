@@ -441,7 +441,7 @@ class Interpreter(
         freed = self.state.freed
         # A graph only assumed to exist (an unknown call's result) is not enough for an error.
         # (Nor is a node that saved nothing: torch goes through it again.)
-        saves_nothing = self.saves_nothing()
+        saves_nothing = self.saves_nothing
         stale = [
             o
             for o in nodes

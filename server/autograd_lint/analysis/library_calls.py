@@ -184,7 +184,7 @@ class LayerStateMixin:
         note = Note((ref[1], "keeps-state"), row.says, ref[3], lambda: kept_site(ref[1], effect))
         given = EMPTY.union(*(a.origins for a in args))
         for origin in result.origins - given:
-            self.library_notes().setdefault(origin, note)
+            self.library_notes.setdefault(origin, note)
         return result
 
     def carry_summarised_state(self, ref, effect: SummaryState, args, result: Val) -> Val:
@@ -199,7 +199,7 @@ class LayerStateMixin:
         bound = bound_inputs(self.call_site, args, effect.parameters)
         site = self.site(self.call_site)
         cls = effect.qualified.rpartition(".")[2]
-        notes = self.library_notes()
+        notes = self.library_notes
         for k in effect.kept:
             if k.with_module:
                 kept = Val(result.origins)

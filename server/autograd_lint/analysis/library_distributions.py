@@ -17,6 +17,7 @@ its row, for a step that points into the library's source (path and line).
 from __future__ import annotations
 
 import ast
+import functools
 import os
 import sys
 from collections.abc import Callable
@@ -77,7 +78,7 @@ class DistributionMixin:
             built = self.union(args, node)
             note = distribution_note(row, "builds", given, tuple(self.context))
             for origin in built.origins - origins:
-                self.library_notes()[origin] = note
+                self.library_notes[origin] = note
             origins = built.origins
         ref = (DISTRIBUTION, row.target, given, id(node), tuple(self.context))
         return Val(origins, DIST, ref)
@@ -128,7 +129,7 @@ class DistributionMixin:
                 not o.leaf for o in receiver.origins
             )
             origin = self.new_origin(node, leaf=False, label=attribute, assumed=assumed)
-            self.library_notes()[origin] = distribution_note(row, "lazy", attribute, made)
+            self.library_notes[origin] = distribution_note(row, "lazy", attribute, made)
             value = Val(receiver.origins | {origin})
         # The cache is named as what carries a graph into the next iteration only when the
         # object is older than this iteration; one made in it is carried, if at all, by
@@ -137,12 +138,10 @@ class DistributionMixin:
         self.state.heap[key] = Binding(value, self.site(node) if older else None)
         return value
 
+    @functools.cached_property
     def library_notes(self) -> dict:
-        """Origins this module made -> (row, what, name), for the library evidence."""
-        notes = self.__dict__.get("_library_notes")
-        if notes is None:
-            notes = self.__dict__["_library_notes"] = {}
-        return notes
+        """Origins a library made -> the Note its evidence step is made of."""
+        return {}
 
 
 @dataclass(frozen=True)
@@ -177,7 +176,7 @@ def library_steps(interp, stale) -> list:
     from .model import Role
     from .report import RawStep
 
-    notes = interp.__dict__.get("_library_notes")
+    notes = interp.library_notes
     if not notes:
         return []
     # Across iterations, the library explains the crash only if its object is older than

@@ -86,7 +86,7 @@ class EvalCacheMixin:
             if self.frame.grad_enabled:
                 origin = self.new_origin(node, leaf=False, label=effect["attributes"][0])
                 made = tuple(self.context)
-                self.library_notes()[origin] = Note(
+                self.library_notes[origin] = Note(
                     (row.target, "evaluating"), row.says, made, lambda: cited_site(row)
                 )
                 value = Val(frozenset({origin}))

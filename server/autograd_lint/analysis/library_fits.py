@@ -216,7 +216,7 @@ class HeldMixin:
             # Named for the evidence: `self.train_targets of SingleTaskGP (held)`.
             cls = qualified.rpartition(".")[2]
             attribute = f"{', '.join(sorted(attributes))} of {cls}{HELD}"
-            self.held_attributes()[made.ref] = attribute
+            self.held_attributes[made.ref] = attribute
             heap[(made.ref, attribute)] = Binding(Val(graphs), self.site(node))
         if objects:
             heap[(made.ref, HOLDS)] = Binding(Val(EMPTY, CONTAINER, None, tuple(objects)), None)
@@ -237,7 +237,7 @@ class HeldMixin:
 
         row = row_for(qualified)
         note = Note((row.target, "kept"), row.says, tuple(self.context), lambda: cited_site(row))
-        notes = self.library_notes()
+        notes = self.library_notes
         for value in values:
             for origin in value.origins:
                 if not origin.leaf:
@@ -257,14 +257,12 @@ class HeldMixin:
         if self.state is None or value.ref is None:
             return False
         heap = self.state.heap
-        return value.ref in self.held_attributes() or (value.ref, HOLDS) in heap
+        return value.ref in self.held_attributes or (value.ref, HOLDS) in heap
 
+    @functools.cached_property
     def held_attributes(self) -> dict:
         """An object's key -> the heap attribute naming the graphs it holds."""
-        found = self.__dict__.get("_held_attributes")
-        if found is None:
-            found = self.__dict__["_held_attributes"] = {}
-        return found
+        return {}
 
     def held_by(self, value: Val, depth: int = 0) -> frozenset:
         """The graphs a library object holds, its stored objects' too (a list of models)."""
@@ -273,7 +271,7 @@ class HeldMixin:
         found = EMPTY
         heap = self.state.heap
         if value.ref is not None:
-            attribute = self.held_attributes().get(value.ref)
+            attribute = self.held_attributes.get(value.ref)
             binding = heap.get((value.ref, attribute)) if attribute is not None else None
             if binding is not None:
                 found = binding.val.origins
@@ -306,7 +304,7 @@ class HeldMixin:
         if not any(not o.leaf for o in held):
             return NOTHING
         note = Note((row.target, "fit"), row.says, tuple(self.context), lambda: cited_site(row))
-        notes = self.library_notes()
+        notes = self.library_notes
         for origin in held:
             notes.setdefault(origin, note)
         passes = 2 if effect.get("times") == "repeatedly" else 1

@@ -292,5 +292,5 @@ class LibrarySubmoduleMixin:
             tuple(self.context),
             lambda: source_site(saved.path, saved.line),
         )
-        self.library_notes().setdefault(built, note)
+        self.library_notes.setdefault(built, note)
         return True

@@ -20,6 +20,7 @@ an AG007 through such a node names the library line (library_fits.cited_site).
 from __future__ import annotations
 
 import ast
+import functools
 
 from .library_distributions import Note
 from .library_fits import cited_site
@@ -29,6 +30,11 @@ REPARAMETRIZED = "<reparametrized>"  # heap attribute: the module's weight is re
 
 
 class ReparametrizedMixin:
+    @functools.cached_property
+    def reparametrizations(self) -> dict:
+        """A module's key -> the row that made it recompute its weight at each call."""
+        return {}
+
     def note_reparametrized(self, node: ast.Call, row, args: list) -> None:
         """`spectral_norm(layer)`: from now on `layer` computes its weight at each call."""
         if row.effect("reparametrizes-weight") is None or self.state is None:
@@ -39,14 +45,14 @@ class ReparametrizedMixin:
         if key is None:
             return
         self.state.heap[(key, REPARAMETRIZED)] = Binding(NOTHING, self.site(node))
-        self.__dict__.setdefault("_reparametrizations", {})[key] = row
+        self.reparametrizations[key] = row
 
     def reparametrization(self, node: ast.AST, module):
         """The row that made this module recompute its weight, or None."""
         key = self.module_key(node, module)
         if key is None or self.state is None or (key, REPARAMETRIZED) not in self.state.heap:
             return None
-        return self.__dict__.get("_reparametrizations", {}).get(key)
+        return self.reparametrizations.get(key)
 
     def note_reparametrized_saves(self, built, row) -> None:
         """The evidence of a node that saved a recomputed weight: the library's line."""
@@ -56,4 +62,4 @@ class ReparametrizedMixin:
             tuple(self.context),
             lambda: cited_site(row),
         )
-        self.library_notes().setdefault(built, note)
+        self.library_notes.setdefault(built, note)

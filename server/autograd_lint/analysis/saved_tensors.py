@@ -13,6 +13,7 @@ under them, when they save, are origins of their own and still are.
 from __future__ import annotations
 
 import ast
+import functools
 
 NOT_SAVING_OPERATORS = (ast.Add, ast.Sub)
 
@@ -22,11 +23,9 @@ class SavedTensorsMixin:
         """The origins an addition or subtraction makes save nothing (kept by the syntax
         node: every origin made there, in any pass, is such a node)."""
         if isinstance(op.op, NOT_SAVING_OPERATORS) and result.origins:
-            self.saves_nothing().add(id(op))
+            self.saves_nothing.add(id(op))
 
+    @functools.cached_property
     def saves_nothing(self) -> set[int]:
         """The ids of the syntax nodes whose origins save no tensor."""
-        found = self.__dict__.get("_saves_nothing")
-        if found is None:
-            found = self.__dict__["_saves_nothing"] = set()
-        return found
+        return set()

@@ -46,7 +46,7 @@ def changed_weights(interp, nodes: list[Origin]) -> list[tuple[Origin, Stepped]]
 
 def library_note_steps(interp, origin: Origin) -> list[RawStep]:
     """Where a library made the node save the weights (spectral_norm's pre-hook line)."""
-    note = interp.__dict__.get("_library_notes", {}).get(origin)
+    note = interp.library_notes.get(origin)
     site = note.locate() if note is not None else None
     return [RawStep(site, note.message, Role.NOTE)] if site is not None else []
 

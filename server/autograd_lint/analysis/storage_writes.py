@@ -20,6 +20,7 @@ Only attributes the interpreter tracks on a known object (`register_buffer`, `se
 from __future__ import annotations
 
 import ast
+import functools
 
 from .model import Role
 from .report import RawFinding, RawStep, call_steps, call_text, source_of
@@ -80,6 +81,11 @@ def storage_of(interp, node: ast.AST) -> tuple | None:
 
 
 class StorageWriteMixin:
+    @functools.cached_property
+    def storage_saves(self) -> dict:
+        """A node that saved kept tensors -> those tensors' storages."""
+        return {}
+
     def note_storages_saved(self, node: ast.AST, operands: list, vals: list, result) -> None:
         """A saving op over `operands` (their syntax and values): each kept tensor among
         them is saved when another operand has history."""
@@ -92,7 +98,7 @@ class StorageWriteMixin:
                     saved.add(storage)
         if not saved:
             return
-        saves = self.__dict__.setdefault("_storage_saves", {})
+        saves = self.storage_saves
         for origin in result.origins:
             if not origin.leaf and origin.site.node is node:
                 saves[origin] = saves.get(origin, frozenset()) | saved
@@ -107,7 +113,7 @@ class StorageWriteMixin:
         self.state.stepped = {**self.state.stepped, storage: write}
 
     def check_storage_writes(self, call: ast.Call, nodes: list[Origin]) -> None:
-        saves = self.__dict__.get("_storage_saves")
+        saves = self.storage_saves
         if not saves or self.state is None:
             return
         written = self.state.stepped
