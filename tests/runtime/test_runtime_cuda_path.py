@@ -66,7 +66,6 @@ def test_peak_memory_comes_from_torch_cuda_on_a_gpu_and_from_rss_on_the_cpu():
 
 def test_each_step_records_its_own_peak_device_memory(monkeypatch):
     instrumented = load("_instrumentation")
-    instrumented.calls = load("_calls")
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "2,4")
     cuda = FakeCuda([1000, 300])
     no_graph = SimpleNamespace(
@@ -75,7 +74,13 @@ def test_each_step_records_its_own_peak_device_memory(monkeypatch):
         inspect=lambda torch, nodes: (None, 0),
     )
     instrumentation = instrumented.Instrumentation(
-        SimpleNamespace(cuda=cuda), no_graph, SimpleNamespace(), "script.py", None, None
+        SimpleNamespace(cuda=cuda),
+        no_graph,
+        SimpleNamespace(),
+        "script.py",
+        None,
+        None,
+        load("_calls"),
     )
     instrumentation.note_device([SimpleNamespace(type="cpu", index=None), CUDA_1])
     assert instrumentation.device == "cuda:4"

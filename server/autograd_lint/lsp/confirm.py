@@ -26,6 +26,7 @@ from ..rules import CONFIRMABLE  # the same codes as the command line's --confir
 from ..runtime.discovery import runtime_findings, training_loops, without_duplicates
 from ..runtime.runner import GROWTH_CODES, confirm_async, verdict_for
 from ..runtime.verdict import RuntimeOptions, RuntimeVerdict, format_verdict, refusal
+from ..runtime.warm import POOL as WARM_POOL
 from . import confirm_hover
 from .convert import SOURCE, LineIndex, to_diagnostic
 from .documents import Document
@@ -131,6 +132,9 @@ class Confirmations:
         ls = self.server
         enabled = self._enabled_scopes()
         changed, self._enabled = enabled != self._enabled, enabled
+        # Whatever changed (enabled, trust, interpreter), no warm child outlives it: the
+        # next lens starts one again where a run is still allowed.
+        WARM_POOL.close()
         workspace = getattr(ls.client_capabilities, "workspace", None)
         refresh = getattr(getattr(workspace, "code_lens", None), "refresh_support", False)
         if changed and refresh and ls.settings_loaded.is_set():
@@ -177,7 +181,18 @@ class Confirmations:
             max_steps=runtime.max_steps,
             timeout_seconds=runtime.timeout_seconds,
             discover=True,
+            warm=runtime.warm,
         )
+
+    def prestart(self, document: Document, replace: bool = False) -> None:
+        """Starts a warm child for this file's next run (runtime/warm.py), only where a
+        run is allowed: enabled, trusted, the file saved as shown."""
+        settings = self.server.client_settings(document.uri)
+        if refusal(settings.runtime.enabled, settings.workspace_trusted) is not None:
+            return
+        options = self.options(document.uri)
+        if options.warm and _not_runnable(document) is None:
+            WARM_POOL.prestart(Path(document.path), options, replace=replace)
 
     async def run_command(self, *arguments) -> dict:
         request = arguments[0] if arguments and isinstance(arguments[0], dict) else {}
@@ -224,6 +239,7 @@ class Confirmations:
         except Exception as error:  # the runner itself failed: say so rather than crash
             ls.log(f"runtime confirmation of {document.path} failed: {error!r}", "error")
             return self._no(f"runtime check failed: {error}", "error")
+        self.prestart(document, replace=True)  # the run used up its warm child, if any
         verdicts = [verdict_for(finding, run) for finding in findings]
         for key, verdict in zip(keys, verdicts, strict=True):
             if verdict.status != "error":
@@ -316,6 +332,8 @@ class Confirmations:
                 continue
             anchor = lines.range(Span.of(line, 0, line, 0))
             lenses.append(types.CodeLens(range=anchor, command=_discover_command(document.uri)))
+        if lenses:  # a run may be asked for: have its interpreter ready
+            self.prestart(document)
         return lenses or None
 
 

@@ -48,6 +48,8 @@ class RuntimeSettings:
     args: tuple[str, ...] = ()
     max_steps: int = 5
     timeout_seconds: float = 120.0
+    # Keep an interpreter with torch imported ready for the next run (runtime/warm.py).
+    warm: bool = True
 
     def to_json(self) -> dict:
         return {
@@ -57,6 +59,7 @@ class RuntimeSettings:
             "args": list(self.args),
             "maxSteps": self.max_steps,
             "timeoutSeconds": self.timeout_seconds,
+            "warm": self.warm,
         }
 
 
@@ -178,6 +181,7 @@ def _runtime(data, problems: list[str]) -> RuntimeSettings:
         "args": ("args", list),
         "maxSteps": ("max_steps", int),
         "timeoutSeconds": ("timeout_seconds", (int, float)),
+        "warm": ("warm", bool),
     }
     values = {}
     for key, (name, kind) in checks.items():

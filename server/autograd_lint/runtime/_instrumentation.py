@@ -14,17 +14,16 @@ import threading
 import time
 import traceback
 
-calls = None  # the `_calls` sibling, set by harness.main() before any call is wrapped
-
 
 class HarnessStop(BaseException):
     """Unwinds the user's script once the verdict is written; `except Exception` won't catch it."""
 
 
 class Instrumentation:
-    def __init__(self, torch, graph, args, script, channel, tracer):
+    def __init__(self, torch, graph, args, script, channel, tracer, call_helpers):
         self.torch = torch
         self.graph = graph
+        self.call_helpers = call_helpers  # the `_calls` sibling: call sites, frames, memory
         self.args = args
         self.script = script
         self.channel = channel
@@ -58,7 +57,7 @@ class Instrumentation:
             device=self.device,
             backward_calls=self.calls,
             graph_nodes=self.graph_nodes,
-            peak_memory_bytes=calls.peak_memory(self.torch, self.cuda_device),
+            peak_memory_bytes=self.call_helpers.peak_memory(self.torch, self.cuda_device),
             steps=self.steps,
             **fields,
         )
@@ -116,7 +115,7 @@ class Instrumentation:
         graph = self.graph
         started = time.process_time()
         frame = sys._getframe(2)
-        line, stack = calls.call_site(self.script, self.args.lines, frame)
+        line, stack = self.call_helpers.call_site(self.script, self.args.lines, frame)
         self.calls += 1
         iteration, loop = self.iteration_of(line, stack)
         try:
@@ -147,13 +146,13 @@ class Instrumentation:
                 raise
             # Name the node the probe found; after the failure backward has freed more.
             node = broken[0] if broken is not None else None
-            inner = calls.traceback_frames(self.script, error)
+            inner = self.call_helpers.traceback_frames(self.script, error)
             self.fail(where, node, problem, str(error), intercepted=False, inner=inner)
             return self.skip_or_stop(kind, args, kwargs)
         if broken is not None:
             # The probe predicted a failure that did not happen: worth knowing when checking it.
             self.channel.send("probe-mismatch", line=line, node=type(broken[0]).__name__)
-        if not calls.retains_graph(kind, args, kwargs):
+        if not self.call_helpers.retains_graph(kind, args, kwargs):
             freeing = (line, iteration, self.loop_pass(loop))
             for node in nodes:
                 self.freed_by[node._sequence_nr()] = freeing
@@ -172,7 +171,7 @@ class Instrumentation:
         run, computing nothing) until --max-steps calls; else the script stops here."""
         if self.args.keep_going and self.calls < self.args.max_steps:
             try:
-                result = calls.skipped_result(self.torch, kind, args, kwargs)
+                result = self.call_helpers.skipped_result(self.torch, kind, args, kwargs)
             except Exception:  # inputs we cannot make zeros for: stop here instead
                 self.finish_run("confirmed", "")
                 raise HarnessStop() from None
@@ -218,7 +217,7 @@ class Instrumentation:
         cuda = [d for d in devices if d.type == "cuda"]
         if cuda:
             self.cuda_device = cuda[0]
-            self.device = calls.physical_device(cuda[0])
+            self.device = self.call_helpers.physical_device(cuda[0])
 
     def iteration_of(self, line, stack):
         """The iteration the call runs in: of the innermost given loop holding it, else by call count."""
@@ -244,7 +243,7 @@ class Instrumentation:
             in_lines = loop is not None and loop_start <= frame_line <= loop_end
             return in_lines and self.tracer.runs_loop(frame, loop)
 
-        frames = list(inner) + calls.frame_chain(stack, runs_loop)
+        frames = list(inner) + self.call_helpers.frame_chain(stack, runs_loop)
         # Inside a custom Function's backward, the failing line is the script's own line there.
         failing_line = inner[0]["line"] if inner else line
         fields = {

@@ -66,6 +66,14 @@ def add_cli_arguments(parser: argparse.ArgumentParser) -> None:
         help="interpreter that has torch (default: the one running autograd-lint)",
     )
     group.add_argument(
+        "--no-confirm-warm",
+        dest="confirm_warm",
+        action="store_false",
+        help="start every script in a fresh interpreter; by default, while one file runs, "
+        "the next one's interpreter is started and imports torch and the script's leading "
+        "installed libraries (docs/runtime.md, warm runner)",
+    )
+    group.add_argument(
         "--confirm-max-steps",
         type=int,
         default=None,
@@ -90,6 +98,7 @@ def options_from_args(args: argparse.Namespace):
         max_steps=max_steps if max_steps is not None else default_steps,
         timeout_seconds=getattr(args, "confirm_timeout", 120.0),
         discover=True,
+        warm=getattr(args, "confirm_warm", True),
     )
 
 
@@ -111,10 +120,7 @@ def confirm_check(
     `--confirm`: the files with AG001/AG002/AG007 (or AG003/AG004) findings (notebooks:
     AG001/AG002/AG007); `--confirm=always`: every one of `files` too.
     """
-    from ..notebook import is_notebook
-    from ..notebook.runtime import discover_notebook
-    from .discovery import runtime_findings, without_duplicates
-    from .runner import run_harness, verdict_for
+    from .warm import POOL
 
     mode = getattr(args, "confirm", None)
     if not mode:
@@ -125,8 +131,45 @@ def confirm_check(
     if mode == "always":
         for file in files:
             paths.setdefault(str(file), [])
-    for path, findings in paths.items():
+    try:
+        _confirm_each(paths, mode, options, verdicts, found)
+    finally:
+        POOL.close()  # a warm child started for a file that did not run
+    return verdicts, found
+
+
+def _scripts_to_run(paths: dict[str, list[Finding]], mode: str) -> list[str]:
+    from ..notebook import is_notebook
+
+    return [
+        path
+        for path, findings in paths.items()
+        if not is_notebook(path)
+        and (mode == "always" or any(f.code in CONFIRMABLE | MEASURABLE for f in findings))
+    ]
+
+
+def _confirm_each(paths, mode, options, verdicts, found) -> None:
+    from ..notebook import is_notebook
+    from ..notebook.runtime import discover_notebook
+    from .discovery import runtime_findings, without_duplicates
+    from .runner import run_harness, verdict_for
+    from .warm import POOL
+
+    order = list(paths)
+    scripts = _scripts_to_run(paths, mode)
+    for position, (path, findings) in enumerate(paths.items()):
+        upcoming = [script for script in scripts if order.index(script) > position]
+
+        def warm_next(upcoming=upcoming) -> None:
+            # Once this file's run has its process (a warm child of the same folder and
+            # imports would otherwise be taken by it), the next script's interpreter
+            # imports torch and its libraries while this one runs (warm.py).
+            if upcoming and options.warm:
+                POOL.prestart(Path(upcoming[0]), options)
+
         if is_notebook(path):  # its cells run as one script (notebook/runtime.py)
+            warm_next()
             wanted = [f for f in findings if f.code in CONFIRMABLE]
             if not wanted and mode != "always":
                 continue
@@ -139,7 +182,7 @@ def confirm_check(
         wanted = [f for f in findings if f.code in CONFIRMABLE | MEASURABLE]
         if not wanted and mode != "always":
             continue
-        run = run_harness(Path(path), wanted, options)
+        run = run_harness(Path(path), wanted, options, on_start=warm_next)
         verdicts.update((finding, verdict_for(finding, run)) for finding in wanted)
         try:
             source = Path(path).read_text(encoding="utf-8", errors="replace")
@@ -148,4 +191,3 @@ def confirm_check(
         for finding, verdict in without_duplicates(runtime_findings(path, source, run, findings)):
             found.append(finding)
             verdicts[finding] = verdict
-    return verdicts, found

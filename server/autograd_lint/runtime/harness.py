@@ -21,10 +21,12 @@ import contextlib
 import importlib.util
 import json
 import os
+import queue
 import runpy
 import signal
 import sys
 import threading
+import time
 import traceback
 
 
@@ -109,6 +111,8 @@ def load_sibling(name):
     """Imports a helper next to this file under a private name, whatever the interpreter's path."""
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), name + ".py")
     spec = importlib.util.spec_from_file_location("autograd_lint_harness" + name, path)
+    if spec.name in sys.modules:  # a warm child loaded it before its request came
+        return sys.modules[spec.name]
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
     spec.loader.exec_module(module)
@@ -122,18 +126,27 @@ def summarize_exception(script, error):
     return text, (lines[-1] if lines else None)
 
 
-def watch_runner(fd):
+def watch_runner(fd, requests=None):
     """Kill this process group once the runner's end of the pipe closes.
 
     The runner (the CLI or the language server) holds the only write end: when it exits,
     crashes or is killed, the read sees end of file, and the script, its children and
     their children (the group this harness leads) go with it, whatever they were doing
-    (holding a GPU, sleeping, ignoring signals)."""
+    (holding a GPU, sleeping, ignoring signals). A warm child's request comes down the
+    same pipe, as its first line, handed to `requests` (a queue)."""
 
     def wait():
+        line = b"" if requests is not None else None
         try:
-            while os.read(fd, 1):
-                pass
+            while True:
+                chunk = os.read(fd, 65536)
+                if not chunk:
+                    break
+                if line is not None:
+                    line += chunk
+                    if b"\n" in line:
+                        requests.put(line.partition(b"\n")[0])
+                        line = None
         except OSError:
             pass
         if os.getpgrp() == os.getpid():  # the leader of its own group, as the runner starts it
@@ -163,7 +176,6 @@ def main(argv=None):
     graph = load_sibling("_graph")
     tracer_module = load_sibling("_tracer")
     instrumented = load_sibling("_instrumentation")
-    instrumented.calls = load_sibling("_calls")
     channel.send("start", pid=os.getpid(), torch=torch.__version__, python=sys.version.split()[0])
     tracer = code = None
     if not args.bare_stop:
@@ -172,7 +184,9 @@ def main(argv=None):
         )
         lines = load_sibling("_lines")
         code = None if args.trace_lines else lines.instrumented_code(script)
-    instrumentation = instrumented.Instrumentation(torch, graph, args, script, channel, tracer)
+    instrumentation = instrumented.Instrumentation(
+        torch, graph, args, script, channel, tracer, load_sibling("_calls")
+    )
     instrumented.install(torch, instrumentation)
 
     # Look like `python script.py` run from the script's folder.
@@ -215,8 +229,49 @@ def main(argv=None):
     return outcome
 
 
+def warm_main(argv):
+    """A warm child (runtime/warm.py): import torch, the harness's helpers and the script's
+    leading installed imports, then wait for one request and run it as `main` would.
+
+    Started like a cold run (the script's folder, environment and interpreter, a session of
+    its own, the result and watch pipes); the request, the first line on the watch pipe, is
+    the argument list a cold run gets (JSON), less its channel."""
+    parser = argparse.ArgumentParser(prog="autograd_lint.runtime.harness --warm")
+    parser.add_argument("--script", required=True)
+    parser.add_argument("--preload", default="")
+    parser.add_argument("--result-fd", type=int, required=True)
+    parser.add_argument("--watch-fd", type=int, required=True)
+    parser.add_argument("script_args", nargs=argparse.REMAINDER)
+    args = parser.parse_args(argv)
+    requests = queue.Queue()
+    watch_runner(args.watch_fd, requests)
+    channel = ResultChannel(args.result_fd)
+    script = os.path.realpath(args.script)
+    folder = os.path.dirname(script)
+    sys.path[0] = folder
+    # What the script's own imports would see, as in the run that follows.
+    script_args = args.script_args[1:] if args.script_args[:1] == ["--"] else args.script_args
+    sys.argv = [script] + script_args
+    preloaded, problem = [], None
+    try:
+        import torch
+
+        preload = load_sibling("_preload")
+        preload.warm_torch(torch)
+        for name in ("_graph", "_tracer", "_instrumentation", "_lines", "_calls"):
+            load_sibling(name)
+        names = [n for n in args.preload.split(",") if n]
+        preloaded, problem = preload.import_leading(names, folder)
+    except BaseException as error:  # noqa: BLE001 - the runner then starts a cold run
+        problem = f"{type(error).__name__}: {error}"
+    channel.send("warm-ready", ok=problem is None, preloaded=preloaded, detail=problem)
+    request = requests.get()  # or the runner drops this child: the watchdog ends it
+    channel.send("warm-request", cpu_seconds=time.process_time())
+    return main(["--result-fd", str(args.result_fd)] + json.loads(request)["argv"])
+
+
 if __name__ == "__main__":
-    code = main()
+    code = warm_main(sys.argv[2:]) if sys.argv[1:2] == ["--warm"] else main()
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(Exception):
             stream.flush()

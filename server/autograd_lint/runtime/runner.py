@@ -161,17 +161,45 @@ def run_harness(
     options: RuntimeOptions,
     cancel: Cancel = None,
     on_event: EventCallback = None,
+    on_start: Callable[[], None] | None = None,
 ) -> RuntimeVerdict:
-    """One run of the script under the harness; the verdict it reached (or why it reached none)."""
+    """One run of the script under the harness; the verdict it reached (or why it reached none).
+
+    A warm child (warm.py) that matches the request runs it when there is one; else a
+    fresh interpreter starts now. Either way the run is supervised the same. `on_start` is
+    called once the run has its process (the CLI then warms the next file's)."""
     script = Path(script).resolve()
     if not script.is_file():
         return RuntimeVerdict("error", detail=f"script not found: {script}")
     cancelled = _cancel_check(cancel)
+    from .warm import POOL
+
+    warm = POOL.take(script, options, cancelled)
+    if warm is not None:
+        warm.reader.on_event = on_event
+        warm.send(harness_command(script, findings, options, [])[2:])
+        if on_start is not None:
+            on_start()
+        try:
+            return _supervise(
+                warm.process,
+                warm.reader,
+                warm.watch_write,
+                None,
+                options,
+                cancelled,
+                warm.out,
+                warm.err,
+            )
+        finally:
+            warm.out.close()
+            warm.err.close()
     with (
         tempfile.TemporaryFile() as out,
         tempfile.TemporaryFile() as err,
         tempfile.TemporaryDirectory() as scratch,
     ):
+        result_file = None
         if os.name == "posix":
             read_fd, write_fd = os.pipe()
             # The harness reads `watch_read` until this process closes `watch_write`: when
@@ -181,6 +209,7 @@ def run_harness(
             spawn = {"pass_fds": (write_fd, watch_read), "start_new_session": True}
         else:  # no fd passing: a result file, read once the run is over
             result_file = Path(scratch) / "result.jsonl"
+            watch_write = None
             channel = ["--result-file", str(result_file)]
             spawn = {"creationflags": subprocess.CREATE_NEW_PROCESS_GROUP}
         command = harness_command(script, findings, options, channel)
@@ -206,21 +235,41 @@ def run_harness(
         reader = _EventReader(read_fd, on_event) if os.name == "posix" else None
         if reader is not None:
             reader.start()
-        stop = threading.Event()
-        with _running(stop):
-            stopped = _wait(process, options.timeout_seconds, lambda: stop.is_set() or cancelled())
-        # Whatever the outcome, nothing the script started outlives the run.
-        _kill_group(process)
-        process.wait()
-        if os.name == "posix":
-            os.close(watch_write)
-        if reader is not None:
-            reader.join(timeout=5)
-            events = reader.events
-        else:
-            events = _read_result_file(result_file, on_event)
-        verdict = _verdict_from(events, stopped, process.returncode, options)
-        verdict.stdout, verdict.stderr = _tail(out), _tail(err)
+        if on_start is not None:
+            on_start()
+        return _supervise(
+            process, reader, watch_write, result_file, options, cancelled, out, err, on_event
+        )
+
+
+def _supervise(
+    process: subprocess.Popen,
+    reader: _EventReader | None,
+    watch_write: int | None,
+    result_file: Path | None,
+    options: RuntimeOptions,
+    cancelled: Callable[[], bool],
+    out,
+    err,
+    on_event: EventCallback = None,
+) -> RuntimeVerdict:
+    """Waits for a started harness (until its end, its timeout or a cancel), kills its
+    process group whatever happened, and reads its verdict."""
+    stop = threading.Event()
+    with _running(stop):
+        stopped = _wait(process, options.timeout_seconds, lambda: stop.is_set() or cancelled())
+    # Whatever the outcome, nothing the script started outlives the run.
+    _kill_group(process)
+    process.wait()
+    if watch_write is not None:
+        os.close(watch_write)
+    if reader is not None:
+        reader.join(timeout=5)
+        events = reader.events
+    else:
+        events = _read_result_file(result_file, on_event)
+    verdict = _verdict_from(events, stopped, process.returncode, options)
+    verdict.stdout, verdict.stderr = _tail(out), _tail(err)
     if verdict.status == "error" and stopped is None and verdict.detail.startswith("harness"):
         last = verdict.stderr.strip().splitlines()[-1:] or [""]
         verdict.detail += f": {last[0]}" if last[0] else ""
@@ -244,10 +293,14 @@ def _running(flag: threading.Event):
 
 
 def stop_all() -> None:
-    """Stop every run in progress in this process (each kills its process group)."""
+    """Stop every run in progress in this process (each kills its process group), and end
+    the warm children."""
     with _RUNS_LOCK:
         for flag in _RUNS:
             flag.set()
+    from .warm import POOL
+
+    POOL.close()  # and every warm child waiting for a run
 
 
 def _read_result_file(path: Path, on_event: EventCallback) -> list[dict]:

@@ -23,6 +23,9 @@ class RuntimeOptions:
     # iterations of every loop of the script are counted, and a failing backward is
     # skipped so that the run goes on to the next one, up to `max_steps` calls.
     discover: bool = False
+    # Run in a warm child (runtime/warm.py) when one started for this script matches;
+    # False: always a fresh interpreter, and nothing is pre-started for this run.
+    warm: bool = True
 
 
 @dataclass
