@@ -154,3 +154,18 @@ def test_the_fit_finding_points_into_botorch():
     inside = [s for s in finding.evidence if s.path and "botorch" in s.path]
     assert inside and inside[0].path.endswith("botorch/optim/closures/core.py")
     assert "fit_gpytorch_mll" in inside[0].message
+
+
+def test_the_fit_finding_says_in_words_what_the_model_holds():
+    # The graphs a library object holds have no one name to quote: the evidence says whose
+    # they are and the attributes its constructor keeps them in, each quoted as code.
+    source = FIT_HEADER + FIT_PROGRAMS["one model's targets detached, the other's not"][0]
+    (finding,) = [f for f in analyze(source, "program.py") if f.code == "AG001"]
+    held = "what the `SingleTaskGP` holds in "
+    assert held in finding.message, finding.message
+    (stored,) = [s for s in finding.evidence if s.message.startswith(held)]
+    assert "`train_targets`" in stored.message
+    assert stored.message.endswith("keeps the graph on the object between calls")
+    # At the SingleTaskGP(...) given `second`, the target with history.
+    line = next(n for n, text in enumerate(source.splitlines(), 1) if "second))" in text)
+    assert (stored.span.start.line, stored.span.start.column) == (line, 19)

@@ -32,7 +32,6 @@ from .values import CONTAINER, EMPTY, FUNC, NOTHING, Binding, Site, Val
 
 log = logging.getLogger(__name__)
 
-HELD = " (held)"  # ends the heap attribute naming the graphs a library object holds
 HOLDS = "<holds>"  # heap attribute: the objects a library object stores (unnamed in evidence)
 MAX_HOLDING_DEPTH = 8  # objects stored in objects stored in ...
 HOLDING_EFFECTS = ("stores-argument", "caches-call-of-argument")
@@ -114,6 +113,14 @@ def stored_parameters(qualified: str) -> tuple[dict[str, tuple[str, ...]], tuple
         for parameter in found:
             by_parameter[parameter] = (*by_parameter.get(parameter, ()), attribute)
     return by_parameter, parameters
+
+
+def held_phrase(cls: str, attributes: list[str]) -> str:
+    """What evidence calls the graphs an object holds: "what the `SingleTaskGP` holds in
+    `train_inputs` and `train_targets`"."""
+    quoted = [f"`{a}`" for a in attributes]
+    listed = ", ".join(quoted[:-1]) + " and " + quoted[-1] if len(quoted) > 1 else quoted[0]
+    return f"what the `{cls}` holds in {listed}"
 
 
 def called_arguments(qualified: str) -> frozenset[str]:
@@ -213,9 +220,8 @@ class HeldMixin:
                     objects.append(value)
         heap = self.state.heap
         if graphs:
-            # Named for the evidence: `self.train_targets of SingleTaskGP (held)`.
-            cls = qualified.rpartition(".")[2]
-            attribute = f"{', '.join(sorted(attributes))} of {cls}{HELD}"
+            # Named for the evidence, in words (no attribute of the object is spelled so).
+            attribute = held_phrase(qualified.rpartition(".")[2], sorted(attributes))
             self.held_attributes[made.ref] = attribute
             heap[(made.ref, attribute)] = Binding(Val(graphs), self.site(node))
         if objects:

@@ -126,6 +126,12 @@ def names_read_before_written(loop_body: list[ast.stmt]) -> set[str]:
     return {name for name, (_, is_load) in first_use.items() if is_load}
 
 
+def _shown(name: str) -> str:
+    """A carrier in evidence: a name in backticks; a phrase that quotes its own code (what
+    a library object holds, library_fits.py) as it is."""
+    return name if "`" in name else f"`{name}`"
+
+
 def _made_in_loop(key, loop) -> bool:
     """Whether an object key names an object made inside `loop` (its key ends with the
     loop passes it was made in): it is made again in every iteration, nothing it holds
@@ -225,7 +231,7 @@ class Reporter:
         for name, binding_site, stored, _ in carriers:
             if stored:
                 kind = "module-state"
-                message = f"`{name}` keeps the graph on the object between calls"
+                message = f"{_shown(name)} keeps the graph on the object between calls"
                 steps.append(RawStep(binding_site, message, Role.STORED, name))
             elif hoisted:
                 message = f"`{name}` is computed once and reused in every iteration"
@@ -255,7 +261,7 @@ class Reporter:
         )
         # Three layers of one library class each keep `self.mem`: the name is said once.
         carried = list(dict.fromkeys(name for name, *_ in carriers))
-        names = ", ".join(f"`{name}`" for name in carried) or "a value"
+        names = ", ".join(_shown(name) for name in carried) or "a value"
         plural = len(carried) > 1
         if hoisted:
             message = rule_message("AG001", "hoisted", names=names, are="are" if plural else "is")
@@ -292,7 +298,8 @@ class Reporter:
                 continue  # an object each iteration makes anew (a step's output record)
             if binding.site is not None and binding.val.origins & stale:
                 owner = key[1] if key[0] == "path" else "self"
-                found.append((f"{owner}.{attr}", binding.site, True, binding.val.origins & stale))
+                name = attr if "`" in attr else f"{owner}.{attr}"  # a phrase: library_fits.py
+                found.append((name, binding.site, True, binding.val.origins & stale))
         # By line in the file: a node's own lineno counts from its block's parse, which is 1
         # for a block parsed alone, so sorting by it would order names one way in a file
         # that parses and another in the same text analysed as pieces (the fuzzer found it).
