@@ -56,10 +56,11 @@ def call_bound_method(interp, node: ast.Call, callee: Val, args: list[Val]) -> V
     return found if found is not None else interp.union(args, node, assumed=True)
 
 
-def surely_set_test(interp, test: ast.expr) -> bool | None:
-    """Whether `if test:` surely takes its body (True) or its else (False), when the test
-    is `x`, `x is not None` or `x is None` of an `x` that holds a bound library method on
-    every path; None when it is anything else."""
+def decide_set_test(interp, test: ast.expr) -> bool | None:
+    """Evaluate the test of `if test:` (its one evaluation) and say whether it surely
+    takes its body (True) or its else (False): when the test is `x`, `x is not None` or
+    `x is None` of an `x` that holds a bound library method on every path; None when it is
+    anything else."""
     left, taken = test, True
     if isinstance(test, ast.Compare):
         if not (
@@ -68,10 +69,13 @@ def surely_set_test(interp, test: ast.expr) -> bool | None:
             and isinstance(test.comparators[0], ast.Constant)
             and test.comparators[0].value is None
         ):
-            return None
-        left, taken = test.left, isinstance(test.ops[0], ast.IsNot)
+            left = None
+        else:
+            left, taken = test.left, isinstance(test.ops[0], ast.IsNot)
     if not isinstance(left, (ast.Name, ast.Attribute)) or interp.state is None:
+        interp.ev(test)
         return None
+    # The comparison's `None` is a constant: evaluating `x` is evaluating the test.
     ref = interp.ev(left).ref
     return taken if isinstance(ref, BoundMethod) and not ref.maybe else None
 

@@ -15,7 +15,7 @@ import operator
 import weakref
 from typing import NamedTuple
 
-from .bound_methods import surely_set_test
+from .bound_methods import decide_set_test
 from .exprs import walk
 from .literal_arguments import decided_by_literal
 from .syntax_facts import has_backward, none_tests
@@ -100,8 +100,7 @@ class BranchMixin:
     """The interpreter's `if` handling; needs its state, frames and evaluators."""
 
     def do_If(self, node: ast.If) -> None:
-        self.ev(node.test)
-        decided = surely_set_test(self, node.test)  # `if self.hook is not None:`, hook set
+        decided = decide_set_test(self, node.test)  # `if self.hook is not None:`, hook set
         if decided is not None:
             self.exec_block(node.body if decided else node.orelse)
             return
