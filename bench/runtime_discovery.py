@@ -38,6 +38,14 @@ skipped so the run goes on, up to --max-steps backward calls). Printed per case:
 - `cpu s`: the whole run's CPU time (user + system, the harness and what it started) minus
   the same: what going on to --max-steps after the first failure adds.
 
+- `warm s` and `warm cpu s` (the warm runner, runtime/warm.py, as the editor and the CLI
+  use it): a child is pre-started for the case and waited for until it has imported torch,
+  torch._dynamo and the script's leading installed imports; then, from the request to the
+  harness's report of the first failing backward, the wall-clock seconds and the child's
+  CPU seconds (its `failure` event's count minus its `warm-request` event's). Nothing is
+  subtracted: the import is what the warm child paid before the request. `warm` says
+  whether the warm run found the crash at the same line (`--no-warm-runner` skips it).
+
 A crash whose verdict costs more than 2 s is listed at the end with its own cost: when that
 alone is over 2 s, the program's own work is why.
 
@@ -67,10 +75,12 @@ from autograd_lint.runtime.discovery import runtime_findings  # noqa: E402
 from autograd_lint.runtime.runner import (  # noqa: E402
     RuntimeOptions,
     child_environment,
+    failure_verdicts,
     harness_command,
     run_harness,
     verdict_for,
 )
+from autograd_lint.runtime.warm import POOL  # noqa: E402
 
 TARGET_OVER_S = 2.0
 FAILS_MARK = "# realworld: fails"
@@ -149,6 +159,33 @@ def plain_cpu_s(path: Path, options: RuntimeOptions) -> float | None:
     return spent if run.returncode != 0 and "RuntimeError" in run.stderr else None
 
 
+def warm_case(case: dict, options: RuntimeOptions) -> dict:
+    """The case run by a warm child pre-started for it and ready: from the request to the
+    first failing backward, wall and CPU seconds, and whether it found the crash."""
+    path = YARDSTICK / case["runnable"]
+    child = POOL.prestart(path, options)
+    if child is None or not child.reader.ready.wait(options.timeout_seconds):
+        return {"warm_error": "the warm child did not start"}
+    marks: dict[str, float] = {}
+
+    def on_event(event: dict) -> None:
+        kind = event.get("event")
+        marks.setdefault(kind, time.perf_counter())
+        if kind in ("warm-request", "failure"):
+            marks.setdefault(f"{kind}_cpu", event.get("cpu_seconds"))
+
+    start = time.perf_counter()
+    run = run_harness(path, [], options, on_event=on_event)
+    if "warm-request" not in marks:
+        return {"warm_error": "the run did not take the warm child"}
+    marked = marked_lines(path)
+    row = {"warm_ok": any(failure.line in marked for failure in failure_verdicts(run))}
+    if "failure" in marks:
+        row["warm_first_s"] = marks["failure"] - start
+        row["warm_first_cpu_s"] = marks["failure_cpu"] - marks["warm-request_cpu"]
+    return row
+
+
 def run_case(case: dict, options: RuntimeOptions) -> dict:
     path = YARDSTICK / case["runnable"]
     static = check_path(path)
@@ -204,6 +241,8 @@ TIMES = (
     "first_failure_graph_cpu_s",
     "own_cpu_over_s",
     "plain_cpu_over_s",
+    "warm_first_s",
+    "warm_first_cpu_s",
 )
 
 
@@ -228,6 +267,8 @@ def timed_case(case: dict, options: RuntimeOptions, baselines, args) -> dict:
         plain = plain_cpu_s(YARDSTICK / case["runnable"], options)
         if plain is not None:
             row["plain_cpu_over_s"] = plain - baseline_cpu
+    if case["kind"] == "crash" and not args.no_warm_runner:
+        row.update(warm_case(case, options))
     return row
 
 
@@ -245,6 +286,11 @@ def main(argv=None) -> int:
         "--no-own",
         action="store_true",
         help="do not also run each crash case uninstrumented to its failing backward",
+    )
+    parser.add_argument(
+        "--no-warm-runner",
+        action="store_true",
+        help="do not also run each crash case in a pre-started warm child",
     )
     args = parser.parse_args(argv)
 
@@ -285,7 +331,10 @@ def main(argv=None) -> int:
                     f"{row.get('plain_cpu_over_s', float('nan')):6.2f} "
                     f"{row.get('hooks_cpu_s', float('nan')):6.2f} "
                     f"{graphs if graphs is not None else float('nan'):6.2f} "
-                    f"{row.get('run_cpu_over_s', float('nan')):6.2f}"
+                    f"{row.get('run_cpu_over_s', float('nan')):6.2f} "
+                    f"{row.get('warm_first_s', float('nan')):6.2f} "
+                    f"{row.get('warm_first_cpu_s', float('nan')):6.2f}"
+                    f" {'warm' if row.get('warm_ok') else '-   '}"
                 )
                 found = ",".join(row["confirmed"] + [f"+{r}" for r in row["runtime_only"]])
                 print(
@@ -294,6 +343,7 @@ def main(argv=None) -> int:
                     flush=True,
                 )
     finally:
+        POOL.close()
         if warm is not None:
             warm.close()
     crashes = [r for r in rows if r["kind"] == "crash"]
@@ -304,6 +354,8 @@ def main(argv=None) -> int:
     owns = [r["own_cpu_over_s"] for r in crashes if "own_cpu_over_s" in r]
     hooks = [r["hooks_cpu_s"] for r in crashes if "hooks_cpu_s" in r]
     plains = [r["plain_cpu_over_s"] for r in crashes if "plain_cpu_over_s" in r]
+    warm_walls = [r["warm_first_s"] for r in crashes if "warm_first_s" in r]
+    warm_cpus = [r["warm_first_cpu_s"] for r in crashes if "warm_first_cpu_s" in r]
     over = [r for r in crashes if r.get("first_cpu_over_s", 0) > TARGET_OVER_S]
     summary = {
         "crash_cases": len(crashes),
@@ -342,6 +394,18 @@ def main(argv=None) -> int:
             "max": max(plains) if plains else None,
             f"within_{TARGET_OVER_S:g}s": sum(t <= TARGET_OVER_S for t in plains),
         },
+        # The warm runner: from the request to the first failure, nothing subtracted.
+        "warm_crashes_found": sum(bool(r.get("warm_ok")) for r in crashes),
+        "warm_first_failure_s": {
+            "median": statistics.median(warm_walls) if warm_walls else None,
+            "max": max(warm_walls) if warm_walls else None,
+            f"within_{TARGET_OVER_S:g}s": sum(t <= TARGET_OVER_S for t in warm_walls),
+        },
+        "warm_first_failure_cpu_s": {
+            "median": statistics.median(warm_cpus) if warm_cpus else None,
+            "max": max(warm_cpus) if warm_cpus else None,
+            f"within_{TARGET_OVER_S:g}s": sum(t <= TARGET_OVER_S for t in warm_cpus),
+        },
         "hooks_cpu_s": {
             "median": statistics.median(hooks) if hooks else None,
             "max": max(hooks) if hooks else None,
@@ -367,7 +431,8 @@ def main(argv=None) -> int:
         print(" CPU s to the first failure over import's, the script's own CPU s to the same")
         print(" backward (uninstrumented) over import's, the plain `python case.py` run's CPU s")
         print(" to its crash over import's, our hooks' CPU s (first - own), of")
-        print(" which walking graphs, CPU s to the run's end over import's;")
+        print(" which walking graphs, CPU s to the run's end over import's; warm runner: s and")
+        print(" CPU s from the request to the first failure, and whether it found the crash;")
         print(" findings at runtime: confirmed static CODE@line, +runtime-only CODE@line)")
         print(json.dumps(summary, indent=2))
     return 0

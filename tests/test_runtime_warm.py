@@ -336,12 +336,16 @@ def test_the_editor_prestarts_only_where_a_run_is_allowed(
         runtime=RuntimeSettings(enabled=enabled, python=torch_python, warm=warm_setting),
         workspace_trusted=trusted,
     )
-    server = _Server(settings=settings, folder_settings={}, global_settings=settings)
+    server = _Server(
+        settings=settings, folder_settings={}, global_settings=settings, client_capabilities=None
+    )
     confirmations = Confirmations(server)
     text = script.read_text()
     document = Document(uri=script.as_uri(), language_id="python", version=1, text=text)
     confirmations.prestart(document)
     assert len(POOL) == (1 if starts else 0)
+    confirmations.settings_changed()  # trust or enabled may have changed: none survives
+    assert len(POOL) == 0
 
 
 # -- killing ----------------------------------------------------------------------------

@@ -6,8 +6,11 @@
 This file is also run by path (`python .../harness.py`) with the user's own interpreter,
 which may not have autograd-lint installed: it imports only the standard library, torch
 (after the script's device is fixed) and its siblings `_instrumentation.py` (the wrapped
-backward calls and the verdict), `_graph.py`, `_tracer.py`, `_lines.py` and `_calls.py`, and
-keeps to Python 3.8 syntax.
+backward calls and the verdict), `_graph.py`, `_tracer.py`, `_lines.py`, `_calls.py` and
+`_preload.py` (a warm child's imports), and keeps to Python 3.8 syntax.
+
+`harness.py --warm ...` is a warm child (runtime/warm.py): it imports first, then waits for
+its run's arguments on the watch pipe.
 
 Results go to a dedicated channel (`--result-fd`, an inherited pipe, or `--result-file`) as
 JSON lines, so nothing the script prints can corrupt them. The last line is the verdict:
