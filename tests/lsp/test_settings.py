@@ -162,7 +162,7 @@ async def test_editor_settings_override_pyproject_and_runtime_is_stored(bare_cli
         encoding="utf-8",
     )
     runtime = {"enabled": True, "device": "cuda:1", "python": "/usr/bin/python3",
-               "args": ["--fast"], "maxSteps": 5, "timeoutSeconds": 30}  # fmt: skip
+               "args": ["--fast"], "maxSteps": 5, "timeoutSeconds": 30, "warm": False}  # fmt: skip
     options = {"ignore": [], "severity": {"AG002": "info"}, "runtime": runtime}
     await start(
         bare_client,
