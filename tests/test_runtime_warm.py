@@ -398,6 +398,18 @@ def test_timeout_and_cancel_kill_a_warm_childs_tree(tmp_path, stop):
     assert wait_gone(seen) == []
 
 
+def test_the_editor_does_not_restart_a_child_that_died_until_a_run(tmp_path, torch_python):
+    script = write(tmp_path, "carried.py", CARRIED)
+    options = cpu_options(python=torch_python)
+    child = POOL.prestart(script, options)
+    ready(child)
+    child.process.kill()
+    child.process.wait()
+    assert POOL.prestart(script, options, replace=False) is child  # no new interpreter
+    fresh = POOL.prestart(script, options, replace=True)
+    assert fresh is not child and ready(fresh)["ok"]
+
+
 def test_an_unused_child_ends_with_the_pool(tmp_path, torch_python):
     script = write(tmp_path, "carried.py", CARRIED)
     child = POOL.prestart(script, cpu_options(python=torch_python))

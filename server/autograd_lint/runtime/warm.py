@@ -210,7 +210,11 @@ class WarmPool:
 
     def prestart(self, script: Path, options, replace: bool = True) -> WarmChild | None:
         """A child ready to run `script` (started unless one that fits is there already).
-        `replace=False` keeps a child of the same key made for another import block."""
+
+        `replace=False` (the editor, at each code-lens request) keeps whatever child the
+        key has, even one made for another file's imports or one that died (an
+        interpreter without torch is not started again at every keystroke); after a run,
+        `replace=True` starts afresh unless a live child already fits."""
         if not getattr(options, "warm", True) or os.name != "posix":
             return None
         script = Path(script).resolve()
@@ -220,8 +224,10 @@ class WarmPool:
         dropped = []
         with self._lock:
             current = self._children.get(fresh_key)
+            if current is not None and not replace:
+                return current
             alive = current is not None and current.process.poll() is None
-            if alive and (current.imports == script_imports(script) or not replace):
+            if alive and current.imports == script_imports(script):
                 return current
             if current is not None:
                 dropped.append(self._children.pop(fresh_key))
