@@ -7,7 +7,6 @@ each piece on programs torch runs, with accelerate's real Accelerator on the CPU
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -54,15 +53,21 @@ SHARED = "head_a(features).pow(2).mean()"
 DISJOINT = "head_b(x).mean()"
 
 
-def run(text: str, tmp_path, *argv: str) -> bool:
-    """Whether torch raises the freed-graph error (any other failure fails the test)."""
-    path = tmp_path / "program.py"
-    path.write_text(text, encoding="utf-8")
-    done = subprocess.run(
-        [sys.executable, str(path), *argv], capture_output=True, text=True, timeout=300
-    )
-    assert done.returncode == 0 or FREED in done.stderr, done.stderr
-    return done.returncode != 0
+@pytest.fixture
+def torch_raises(tmp_path, torch_python):
+    """torch_raises(text, *argv): whether torch raises the freed-graph error (any other
+    failure fails the test), run by the suite's warm interpreter (torch already imported)."""
+
+    def raised(text: str, *argv: str) -> bool:
+        path = tmp_path / "program.py"
+        path.write_text(text, encoding="utf-8")
+        done = subprocess.run(
+            [torch_python, str(path), *argv], capture_output=True, text=True, timeout=300
+        )
+        assert done.returncode == 0 or FREED in done.stderr, done.stderr
+        return done.returncode != 0
+
+    return raised
 
 
 BACKWARD = "    accelerator.backward(loss)"
@@ -76,9 +81,9 @@ def findings(text: str):
     return [f for f in analyze(text, "program.py") if f.code in ("AG001", "AG002", "AG007")]
 
 
-def test_a_hook_set_to_accelerator_backward_back_propagates(tmp_path):
+def test_a_hook_set_to_accelerator_backward_back_propagates(torch_raises):
     text = HOOKED.format(hook=SURE)
-    assert run(text, tmp_path)
+    assert torch_raises(text)
     found = findings(text)
     assert [(f.code, f.span.start.line) for f in found] == [("AG002", line_of(text, BACKWARD))]
     freed = found[0].steps(Role.FREED)[0]
@@ -90,28 +95,28 @@ def test_a_hook_set_to_accelerator_backward_back_propagates(tmp_path):
     assert ".backward(" in line
 
 
-def test_a_hook_set_on_one_path_leaves_the_guard_open(tmp_path):
+def test_a_hook_set_on_one_path_leaves_the_guard_open(torch_raises):
     text = HOOKED.format(hook=MAYBE)
-    assert not run(text, tmp_path)  # unset: runs
-    assert run(text, tmp_path, "set")  # set: raises; which path runs, nothing here says
+    assert not torch_raises(text)  # unset: runs
+    assert torch_raises(text, "set")  # set: raises; which path runs, nothing here says
     assert findings(text) == []
 
 
-def test_a_method_without_a_row_stays_unknown(tmp_path):
+def test_a_method_without_a_row_stays_unknown(torch_raises):
     text = HOOKED.format(hook=NO_ROW)
-    assert not run(text, tmp_path)
+    assert not torch_raises(text)
     assert findings(text) == []
 
 
 @pytest.mark.parametrize("entry, raises", [(SHARED, True), (DISJOINT, False)])
-def test_a_dict_entry_read_by_its_key_is_that_entry(entry, raises, tmp_path):
+def test_a_dict_entry_read_by_its_key_is_that_entry(entry, raises, torch_raises):
     text = DICTS.format(b=entry)
-    assert run(text, tmp_path) is raises
+    assert torch_raises(text) is raises
     expected = [("AG002", line_of(text, 'losses["b"].backward()'))] if raises else []
     assert [(f.code, f.span.start.line) for f in findings(text)] == expected
 
 
-def test_two_dicts_joined_are_read_as_either(tmp_path):
+def test_two_dicts_joined_are_read_as_either(torch_raises):
     # Which literal `losses` is depends on the path: its "b" may be the shared one.
     text = (
         DICTS.format(b=DISJOINT)
@@ -123,6 +128,6 @@ def test_two_dicts_joined_are_read_as_either(tmp_path):
         )
         .replace("import torch\n", "import sys\n\nimport torch\n", 1)
     )
-    assert not run(text, tmp_path)
-    assert run(text, tmp_path, "shared")
+    assert not torch_raises(text)
+    assert torch_raises(text, "shared")
     assert findings(text) == []  # `b` is freed on one path only: no error either way

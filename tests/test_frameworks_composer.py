@@ -10,7 +10,6 @@ package written for these tests whose Trainer runs the cited loop, on torch 2.13
 from __future__ import annotations
 
 import subprocess
-import sys
 import textwrap
 
 import pytest
@@ -94,7 +93,15 @@ def program(body: str, heads: dict, summed: bool = False) -> str:
     return PROGRAM.format(body=body, summed=", summed=True" if summed else "", **heads)
 
 
-def torch_raises(text: str, tmp_path) -> bool:
+@pytest.fixture
+def torch_raises(tmp_path, torch_python):
+    """torch_raises(text): whether the program, beside the stand-in `composer` package,
+    raises the freed-graph error (any other failure fails the test); run by the suite's
+    warm interpreter (torch already imported)."""
+    return lambda text: raised(text, tmp_path, torch_python)
+
+
+def raised(text: str, tmp_path, python: str) -> bool:
     package = tmp_path / "composer"
     (package / "models").mkdir(parents=True)
     (package / "__init__.py").write_text(
@@ -105,7 +112,7 @@ def torch_raises(text: str, tmp_path) -> bool:
     )
     (tmp_path / "train.py").write_text(text, encoding="utf-8")
     done = subprocess.run(
-        [sys.executable, str(tmp_path / "train.py")],
+        [python, str(tmp_path / "train.py")],
         capture_output=True,
         text=True,
         timeout=120,
@@ -123,9 +130,9 @@ def return_line(text: str) -> int:
     return next(i for i, line in enumerate(text.splitlines(), 1) if "return torch.nn" in line)
 
 
-def test_a_tuple_of_losses_over_one_trunk_is_back_propagated_twice(tmp_path):
+def test_a_tuple_of_losses_over_one_trunk_is_back_propagated_twice(torch_raises):
     text = program(TUPLE, SHARED)
-    assert torch_raises(text, tmp_path)
+    assert torch_raises(text)
     found = errors(text)
     assert [(f.code, f.span.start.line) for f in found] == [("AG002", return_line(text))]
     fails = found[0].steps(Role.FAILS)[0].message
@@ -135,16 +142,16 @@ def test_a_tuple_of_losses_over_one_trunk_is_back_propagated_twice(tmp_path):
 @pytest.mark.parametrize(
     "body, heads", [(ONE, SHARED), (TUPLE, DISJOINT)], ids=["one-loss", "disjoint-tuple"]
 )
-def test_what_one_backward_each_can_take_stays_clean(body, heads, tmp_path):
+def test_what_one_backward_each_can_take_stays_clean(body, heads, torch_raises):
     text = program(body, heads)
-    assert not torch_raises(text, tmp_path)
+    assert not torch_raises(text)
     assert errors(text) == []
 
 
-def test_from_0_8_1_the_tuple_is_summed(tmp_path, monkeypatch):
+def test_from_0_8_1_the_tuple_is_summed(torch_raises, monkeypatch):
     # The installed version decides: 0.8.1 sums the tuple (no row holds), and runs.
     text = program(TUPLE, SHARED, summed=True)
-    assert not torch_raises(text, tmp_path)
+    assert not torch_raises(text)
     monkeypatch.setattr(frameworks, "composer_version", lambda: "0.8.1")
     assert errors(program(TUPLE, SHARED)) == []
     monkeypatch.setattr(frameworks, "composer_version", lambda: "0.8.0")

@@ -11,19 +11,20 @@ a check that confirms other effects than the row lists, fails.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import importlib.metadata
 import inspect
 import json
 import re
 import subprocess
-import sys
 from collections.abc import Callable
 
 import pytest
 import torch
 from autograd_lint.analysis import library_models
 from autograd_lint.analysis.library_models import ModelError, Row, parse, version_in_range
+from warm_python import WarmPython
 
 FREED = "backward through the graph a second time"
 ROWS = library_models.rows()
@@ -112,10 +113,40 @@ def test_the_row_names_the_installed_librarys_objects(row):
 CHECKS_STATE: dict = {}  # what checks share (a saved checkpoint), set by the test's fixture
 
 
+class LibraryPythons:
+    """Stand-ins for `sys.executable` (tests/runtime/warm_python.py) whose runs start with
+    torch and a library already imported: `pythons("deepxde")` is the shim of a server that
+    imported deepxde, started on first use and kept for the module. A fresh interpreter
+    spends seconds importing each library before a program's first line."""
+
+    # What a program of this file sets before it imports the library (DEEPXDE_FIT).
+    ENV = {"DDE_BACKEND": "pytorch"}
+
+    def __init__(self):
+        self._servers = contextlib.ExitStack()
+        self._shims: dict[tuple[str, ...], str] = {}
+
+    def __call__(self, *modules: str) -> str:
+        if modules not in self._shims:
+            warm = self._servers.enter_context(WarmPython(preload=modules, env=self.ENV))
+            self._shims[modules] = str(warm.shim)
+        return self._shims[modules]
+
+    def close(self) -> None:
+        self._servers.close()
+
+
+@pytest.fixture(scope="module")
+def library_pythons():
+    pythons = LibraryPythons()
+    yield pythons
+    pythons.close()
+
+
 @pytest.mark.parametrize("row", ROWS, ids=lambda row: row.target)
-def test_the_library_does_what_the_row_says(row, saved_bert, torch_python):
+def test_the_library_does_what_the_row_says(row, saved_bert, library_pythons):
     CHECKS_STATE["bert"] = saved_bert
-    CHECKS_STATE["python"] = torch_python  # the suite's warm interpreter, for programs
+    CHECKS_STATE["pythons"] = library_pythons  # warm interpreters, for programs
     assert CHECKS[row.target](row) == {effect.kind for effect in row.effects}
 
 
@@ -597,7 +628,7 @@ def deepxde_fit(condition: str, values: str) -> tuple[str, int]:
             "segment = dde.geometry.Interval(0.0, 1.0)\n"
             "space_time = dde.geometry.GeometryXTime(segment, dde.geometry.TimeDomain(0, 1))",
         )
-    python = CHECKS_STATE.get("python", sys.executable)
+    python = CHECKS_STATE["pythons"]("deepxde")
     done = subprocess.run([python, "-c", source], capture_output=True, text=True, timeout=300)
     verdict, count = done.stdout.split()[-2:]
     return verdict, int(count)
@@ -696,9 +727,8 @@ def lightning_backpropagates_the_returned_loss(row):
     attribute = row.effect("backpropagates-return")["unless-attribute"]
     package = row.target.partition(".")[0]
     source = LIGHTNING_FITS.replace("{attribute}", attribute).replace("{package}", package)
-    done = subprocess.run(
-        [sys.executable, "-c", source], capture_output=True, text=True, timeout=300
-    )
+    python = CHECKS_STATE["pythons"]("lightning", "pytorch_lightning")
+    done = subprocess.run([python, "-c", source], capture_output=True, text=True, timeout=300)
     line = next(x for x in done.stdout.splitlines() if x.startswith("RESULT "))
     returned_only, backward_and_return, switched_off = json.loads(line[len("RESULT ") :])
     assert returned_only == "trained"  # Lightning ran the backward of the returned loss

@@ -177,14 +177,22 @@ while True:
 class WarmPython:
     """The server process and the shim that stands in for Python; a context manager."""
 
-    def __init__(self, startup_timeout_s: float = 300, preload: tuple[str, ...] = ()):
+    def __init__(
+        self,
+        startup_timeout_s: float = 300,
+        preload: tuple[str, ...] = (),
+        env: dict[str, str] | None = None,
+    ):
+        """`preload`: modules the server imports once (what every run imports anyway);
+        `env`: added to the server's environment for those imports (each run still gets
+        its own shim's environment)."""
         self._dir = tempfile.TemporaryDirectory(prefix="warm-python-")
         directory = Path(self._dir.name)
         socket_path = str(directory / "server.sock")
         self.shim = directory / "python"
         self.shim.write_text(SHIM.format(python=sys.executable, socket_path=socket_path))
         self.shim.chmod(0o755)
-        env = {**os.environ, "CUDA_VISIBLE_DEVICES": "", "OMP_NUM_THREADS": "1"}
+        env = {**os.environ, "CUDA_VISIBLE_DEVICES": "", "OMP_NUM_THREADS": "1", **(env or {})}
         self.server = subprocess.Popen(
             [sys.executable, "-c", SERVER, socket_path, *preload],
             stdout=subprocess.PIPE,
@@ -194,6 +202,8 @@ class WarmPython:
         )
         deadline = time.monotonic() + startup_timeout_s
         line = self.server.stdout.readline()  # blocks until torch is imported
+        while line and line.strip() != "ready":  # what a preloaded module printed (deepxde)
+            line = self.server.stdout.readline()
         if line.strip() != "ready" or time.monotonic() > deadline:
             self.close()
             raise RuntimeError(f"the warm interpreter did not start: {line!r}")
