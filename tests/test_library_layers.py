@@ -19,8 +19,10 @@ from __future__ import annotations
 
 import json
 import linecache
+import os
 import subprocess
 import sys
+import tempfile
 import textwrap
 
 import pytest
@@ -93,10 +95,14 @@ RUNNER = STAND_IN + textwrap.dedent("""\
 
 def run_all(sources: list[str]) -> dict[str, str]:
     """Run every program with the installed libraries, in one fresh interpreter."""
-    done = subprocess.run(
-        [sys.executable, "-c", f"FREED, INPLACE = {FREED!r}, {INPLACE!r}\n" + RUNNER],
-        input=json.dumps(sources), capture_output=True, text=True, timeout=600,
-    )  # fmt: skip
+    # torch_geometric renders a module file per MessagePassing class into the temporary
+    # folder and never removes it: give it one that is removed.
+    with tempfile.TemporaryDirectory(prefix="library-layers-") as scratch:
+        done = subprocess.run(
+            [sys.executable, "-c", f"FREED, INPLACE = {FREED!r}, {INPLACE!r}\n" + RUNNER],
+            input=json.dumps(sources), capture_output=True, text=True, timeout=600,
+            env={**os.environ, "TMPDIR": scratch},
+        )  # fmt: skip
     assert done.returncode == 0, done.stderr[-2000:]
     return dict(zip(sources, json.loads(done.stdout.splitlines()[-1])))
 

@@ -181,10 +181,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=2, help="cases run at once (default 2)")
     args = parser.parse_args(argv)
     os.environ.setdefault("OMP_NUM_THREADS", "1")
+    # Whatever the cases and their libraries write to the temporary folder (each case's
+    # working folder; torch_geometric renders a module file per MessagePassing class, and
+    # never removes it) goes into one folder of this run, removed at its end.
+    outcomes: dict = {}
+    with tempfile.TemporaryDirectory(prefix="realworld-") as scratch:
+        tempfile.tempdir = os.environ["TMPDIR"] = scratch
+        failures = run_all(args, outcomes)
+    if args.json:
+        args.json.write_text(json.dumps(outcomes, indent=1), encoding="utf-8")
+    print(f"{len(outcomes) - failures} of {len(outcomes)} labels hold")
+    return 1 if failures else 0
+
+
+def run_all(args: argparse.Namespace, outcomes: dict) -> int:
+    """Run every file (`--jobs` at a time), print its line, and fill `outcomes`; the number
+    of labels that do not hold."""
     import torch  # noqa: F401 - imported once, before the forks
 
     preload(args.files)
-    outcomes = {}
     failures = 0
     # Each worker thread only forks a case and waits on its pipe; the results are printed
     # here, in the order of the files, whatever order they finish in.
@@ -198,10 +213,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{'ok  ' if ok else 'FAIL'} {path} ({result['seconds']} s): {why}", flush=True)
             if not ok and result.get("output_tail"):
                 print("     " + result["output_tail"][-600:].replace("\n", "\n     "))
-    if args.json:
-        args.json.write_text(json.dumps(outcomes, indent=1), encoding="utf-8")
-    print(f"{len(outcomes) - failures} of {len(outcomes)} labels hold")
-    return 1 if failures else 0
+    return failures
 
 
 if __name__ == "__main__":
