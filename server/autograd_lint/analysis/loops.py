@@ -8,10 +8,12 @@ it looks like. The interpreter mixes this in.
 from __future__ import annotations
 
 import ast
+import weakref
 from dataclasses import dataclass, field
 
 from .iterator_protocol import iterated_element
 from .lifetimes import LifetimeTracker
+from .syntax_facts import has_backward
 from .values import CONTAINER, ELEMENT, LoopPass, State, Val, join_states
 
 MAX_UNROLL_DEPTH = 3  # nested loops unrolled twice each; deeper ones get one pass
@@ -26,8 +28,29 @@ class LoopFrame:
     pass2_end: State | None = None
     trains: bool = False  # a backward ran inside it
     periodic: bool = False  # pass 1 followed one branch of a periodic backward `if`
+    passes: int = 2  # 1 past MAX_UNROLL_DEPTH: its one pass stands for every iteration
     breaks: list = field(default_factory=list)
     continues: list = field(default_factory=list)
+    # Pass 1's `continue`s that skip a backward after them (see do_Continue).
+    skipping: list = field(default_factory=list)
+
+
+def skips_backward(loop: ast.AST, node: ast.Continue) -> bool:
+    """Whether the loop's body back-propagates after `node`: the iterations the `continue`
+    ends do not run that backward. Kept while the tree lives (loops run several times)."""
+    found = _SKIPS.get(node)
+    if found is None:
+        after = (node.lineno, node.col_offset)
+        found = _SKIPS[node] = any(
+            has_backward([statement])
+            for top in loop.body  # not its `else:`, which runs after the loop
+            for statement in ast.walk(top)
+            if isinstance(statement, ast.stmt) and (statement.lineno, statement.col_offset) > after
+        )
+    return found
+
+
+_SKIPS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 class LoopMixin:
@@ -40,7 +63,17 @@ class LoopMixin:
 
     def do_Continue(self, node: ast.Continue) -> None:
         if self.frame.loops:
-            self.frame.loops[-1].continues.append(self.state)
+            loop = self.frame.loops[-1]
+            current = self.context[-1] if self.context else None
+            first = current is not None and current.loop is loop.node and current.number == 1
+            if first and loop.passes == 2 and skips_backward(loop.node, node):
+                # `if step == 0: continue` before `loss.backward()`: as for a periodic
+                # backward `if` (branches.py), pass 1 stands for an iteration that runs the
+                # backward, so pass 2 meets what it freed; run_flipped follows the others.
+                loop.skipping.append(self.state)
+                loop.periodic = True
+            else:
+                loop.continues.append(self.state)
         self.state = None
 
     # -- loops ----------------------------------------------------------------------------
@@ -105,6 +138,7 @@ class LoopMixin:
     def run_passes(self, node, entry, begin_pass) -> LoopFrame:
         passes = 2 if len(self.loop_frames) < MAX_UNROLL_DEPTH else 1
         loop = self.enter_loop(node)
+        loop.passes = passes
         start = entry
         try:
             for number in range(1, passes + 1):
@@ -113,7 +147,11 @@ class LoopMixin:
                 begin_pass()
                 self.exec_block(node.body)
                 end = join_states([self.state, *loop.continues])
-                loop.continues = []
+                if loop.skipping and (end is None or id(node) in self.periodic_flipped):
+                    # Every path skipped the backward, or the second order follows those
+                    # that do: pass 2 runs after an iteration that skipped it.
+                    end = join_states(loop.skipping)
+                loop.continues, loop.skipping = [], []
                 self.context.pop()
                 if number == 1:
                     loop.pass1_end = end
