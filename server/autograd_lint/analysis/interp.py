@@ -25,6 +25,7 @@ from .library_calls import LayerStateMixin, LibraryMixin
 from .library_submodules import LibrarySubmoduleMixin
 from .lifetimes import LifetimeTracker
 from .loops import LoopFrame, LoopMixin
+from .module_globals import globals_for
 from .parameter_classes import parameter_class
 from .reparametrized import ReparametrizedMixin
 from .saved_tensors import SavedTensorsMixin
@@ -257,6 +258,7 @@ class Interpreter(
         globals_env = caller_frame.globals_env
         if globals_env is None:
             globals_env = caller_state.env
+        globals_env = globals_for(fn, globals_env)  # another file's function: its module's names
         self.inlined += 1
         self.inlined_functions.add(id(fn.node))
         self.call_chain.append(self.site(call_node))

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .blocks import build_blocks, split_lines
+from .module_globals import remember_definitions
 from .program import Program
 from .values import Binding
 
@@ -30,4 +31,6 @@ def summarize(source: str, path: str, resolver=None) -> ModuleSummary:
     blocks = build_blocks(source, split_lines(source))
     for block in blocks:
         block.path = path
-    return ModuleSummary(path, Program(blocks, path, resolver), hash(source))
+    program = Program(blocks, path, resolver)
+    remember_definitions(blocks, program.definitions)  # its functions' globals: module_globals.py
+    return ModuleSummary(path, program, hash(source))
