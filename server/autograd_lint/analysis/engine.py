@@ -24,6 +24,7 @@ from .blocks import (
     split_lines,
 )
 from .checks import run_checks
+from .constructor_runs import ConstructorRuns
 from .interp import Interpreter
 from .model import Finding, Role, Severity, Span, Step
 from .program import Program, is_relevant, parameter_names
@@ -305,6 +306,7 @@ def analyze_blocks(blocks: list[Block], cache: AnalysisCache | None, program: Pr
         found.setdefault(raw.key, raw)
     globals_env = {**globals_env, **program.definitions}
 
+    constructors = ConstructorRuns()  # a class's `__init__`, run once for its method roots
     for fn in program.relevant_functions():
         if id(fn.node) in run_in_context:
             # The module's own code called it, with the values it really passes: alone, its
@@ -318,7 +320,7 @@ def analyze_blocks(blocks: list[Block], cache: AnalysisCache | None, program: Pr
 
         def run(reporter, fn=fn):
             interp = Interpreter(program.classes, reporter, instances, program.roles)
-            interp.run_root_function(fn, globals_env)
+            interp.run_root_function(fn, globals_env, constructors)
             escaping = frozenset().union(*(v.origins for v in interp.frame.returns))
             return interp.lifetimes.finish(interp, escaping, parameter_names(fn.node))
 

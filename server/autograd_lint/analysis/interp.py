@@ -17,6 +17,7 @@ from . import frameworks, stepped
 from .added_modules import AddedModuleMixin
 from .branches import BranchMixin
 from .calls import CallMixin, literal_keyword
+from .constructor_runs import ConstructorRuns
 from .containers import aligned_origins
 from .custom_functions import CustomFunctionMixin
 from .definitions import ClassInfo, FunctionRef, api_kind_of, make_class_info
