@@ -166,6 +166,7 @@ def test_the_fit_finding_says_in_words_what_the_model_holds():
     (stored,) = [s for s in finding.evidence if s.message.startswith(held)]
     assert "`train_targets`" in stored.message
     assert stored.message.endswith("keeps the graph on the object between calls")
+    assert stored.name is None  # no name in the source: nothing for a fix to detach
     # At the SingleTaskGP(...) given `second`, the target with history.
     line = next(n for n, text in enumerate(source.splitlines(), 1) if "second))" in text)
     assert (stored.span.start.line, stored.span.start.column) == (line, 19)

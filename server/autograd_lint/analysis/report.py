@@ -232,7 +232,9 @@ class Reporter:
             if stored:
                 kind = "module-state"
                 message = f"{_shown(name)} keeps the graph on the object between calls"
-                steps.append(RawStep(binding_site, message, Role.STORED, name))
+                # A phrase is no name in the source: fixes and explanations get none.
+                source_name = name if _shown(name) != name else None
+                steps.append(RawStep(binding_site, message, Role.STORED, source_name))
             elif hoisted:
                 message = f"`{name}` is computed once and reused in every iteration"
                 steps.append(RawStep(binding_site, message, Role.CARRIED, name))
