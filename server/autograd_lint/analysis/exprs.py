@@ -30,6 +30,8 @@ from .values import (
 
 def dotted_name(node: ast.AST) -> str | None:
     """`torch.nn.functional.relu` for an Attribute chain over a Name, else None."""
+    if node.__class__ is ast.Name:
+        return node.id  # most calls (the evidence asks of every name read): no list, no join
     parts = []
     while isinstance(node, ast.Attribute):
         parts.append(node.attr)
