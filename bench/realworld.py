@@ -2,6 +2,8 @@
 
     python bench/realworld.py [--json OUT] [--domain D]
 
+A case that carries its repository's modules (`project` in the manifest) is analysed
+with its folder as the project root, its imports resolved as `autograd-lint check` does.
 Prints recall (a crash is found when AG001/AG002 — for the in-place error of a retained
 carried graph also AG007 — is reported at its failing line), false alarms (AG001/AG002/
 AG007 on a correct program), a table by mechanism, and every miss and false alarm.
@@ -39,9 +41,11 @@ def main(argv: list[str] | None = None) -> int:
     seconds = time.perf_counter() - started
     summary = result.summary()
     sources = len({case.source for case in cases})
+    projects = sum(case.project is not None for case in cases)
 
     print(
-        f"real-world yardstick: {summary['cases']} cases from {sources} threads ({seconds:.2f} s)"
+        f"real-world yardstick: {summary['cases']} cases from {sources} threads, {projects} "
+        f"analysed as projects with their repository's modules ({seconds:.2f} s)"
     )
     print(
         f"recall:       {summary['found']}/{summary['crashes']} crashes found at the failing "
