@@ -10,7 +10,8 @@ tests/conftest.py) and its outcome is the label.
 from __future__ import annotations
 
 import pytest
-from autograd_lint.analysis import analyze
+from autograd_lint.analysis import analyze, library_models
+from autograd_lint.analysis.library_fits import cited_site
 from test_mutants import codes_and_lines
 from torch_labels import FREED_ERROR, assert_behaves_as_labelled
 
@@ -46,6 +47,76 @@ def test_an_object_known_only_by_step_of_a_closure_runs_the_closure():
     assert codes_and_lines(analyze(CLOSURE_CARRIES_STATE, "f.py")) == [("AG001", 10)]
 
 
+# reparametrized.ReparametrizedMixin.note_reparametrized_saves 2 (the note's key None, at
+# ddca906): a library note's key is what keeps one evidence step per library line in a
+# finding. With every reparametrized layer's note under one key, a graph through a
+# spectral-normed layer and a weight-normed one, back-propagated twice, cited only the first
+# layer's line of torch's source; each recomputes its weight by its own line.
+TWO_REPARAMETRIZED_LAYERS = """import torch
+
+torch.manual_seed(0)
+first = torch.nn.utils.spectral_norm(torch.nn.Linear(3, 4))
+second = torch.nn.utils.weight_norm(torch.nn.Linear(4, 2))
+value = second(first(torch.randn(6, 3))).pow(2).mean()
+value.backward()
+value.backward()
+"""
+
+
+def test_each_reparametrized_layer_of_a_freed_graph_cites_its_own_line_of_torch():
+    (finding,) = analyze(TWO_REPARAMETRIZED_LAYERS, "f.py")
+    assert (finding.code, finding.span.start.line) == ("AG002", 8)
+    cited = [(step.path, step.span.start.line) for step in finding.evidence if step.path]
+    rows = [library_models.lookup(f"torch.nn.utils.{n}") for n in ("spectral_norm", "weight_norm")]
+    sites = [cited_site(row) for row in rows]
+    assert cited == [(site.block.path, site.node.lineno) for site in sites]
+
+
+# added_modules.AddedModuleMixin.add_module_part 13 (`dict(zip(args[...]))`, at ddca906): the
+# keyword arguments' names were dropped, so `add_module("probe", module=probe)` raised in the
+# analysis, and the module-level code's AG001 (the added module's target, back-propagated by
+# each of L-BFGS's calls of the closure: tests/corpus/added_module_target_kept_with_graph.py,
+# its module passed by keyword) was lost.
+ADDED_BY_KEYWORD = """import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+class Probe(nn.Module):
+    def __init__(self, target):
+        super().__init__()
+        self.target = target
+
+    def forward(self, x):
+        self.loss = F.mse_loss(x, self.target)
+        return x
+
+
+torch.manual_seed(0)
+features = nn.Sequential(nn.Conv2d(3, 4, 3, padding=1), nn.ReLU())
+probe = Probe(features(torch.rand(1, 3, 8, 8)))
+model = nn.Sequential()
+model.add_module("features", features)
+model.add_module("probe", module=probe)
+image = torch.rand(1, 3, 8, 8, requires_grad=True)
+lbfgs = torch.optim.LBFGS([image], max_iter=4)
+
+
+def closure():
+    lbfgs.zero_grad()
+    model(image)
+    probe.loss.backward()
+    return probe.loss
+
+
+lbfgs.step(closure)
+"""
+
+
+def test_a_module_added_by_keyword_is_run_by_its_container():
+    assert codes_and_lines(analyze(ADDED_BY_KEYWORD, "f.py")) == [("AG001", 29)]
+
+
 def shifted(label_line: int, prelude: str) -> int:
     return label_line + prelude.count("\n")
 
@@ -55,6 +126,8 @@ UNDER_TORCH = {
         SNIPPET_GLOBALS + CLOSURE_CARRIES_STATE,
         (FREED_ERROR, shifted(10, SNIPPET_GLOBALS)),
     ),
+    "two reparametrized layers": (TWO_REPARAMETRIZED_LAYERS, (FREED_ERROR, 8)),
+    "added by keyword": (ADDED_BY_KEYWORD, (FREED_ERROR, 29)),
 }
 
 
