@@ -35,16 +35,34 @@ def _method(interp, val: Val, name: str):
     return interp.local_method(val.ref, name)
 
 
+def is_generator(fn) -> bool:
+    """Whether the function's own body yields (a `yield` in a nested def is that def's)."""
+    todo = list(fn.node.body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.Yield, ast.YieldFrom)):
+            return True
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            todo.extend(ast.iter_child_nodes(node))
+    return False
+
+
 def iterated_element(interp, loop: ast.For, iterable: Val) -> Val | None:
     """What one iteration of `loop` over `iterable` binds, when `iterable` is an instance
-    of a class we read whose iterator's `__next__` we can read; None otherwise."""
+    of a class we read: what its generator `__iter__` yields, what the `__next__` of the
+    object its `__iter__` returns gives, or the elements of what its `__iter__` returns
+    (`iter(self.rows)`); None otherwise."""
     make_iterator = _method(interp, iterable, "__iter__")
     if make_iterator is None:
         return None
     call = _method_call(loop, loop.iter, "__iter__")
     iterator = interp.call_function(call, make_iterator, [], iterable)
-    next_element = _method(interp, iterator, "__next__")
-    if next_element is None or interp.state is None:
+    if interp.state is None:
         return None
+    if is_generator(make_iterator):
+        return iterator  # a generator function's call stands for the values it yields
+    next_element = _method(interp, iterator, "__next__")
+    if next_element is None:
+        return interp.element_of(iterator) if iterator.origins else None
     return interp.call_function(_method_call(loop, loop.iter, "__next__"), next_element, [],
                                 iterator)  # fmt: skip
