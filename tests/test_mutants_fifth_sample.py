@@ -117,6 +117,44 @@ def test_a_module_added_by_keyword_is_run_by_its_container():
     assert codes_and_lines(analyze(ADDED_BY_KEYWORD, "f.py")) == [("AG001", 29)]
 
 
+# library_eval_caches.evaluation_row 20 (`id(local) in seen`, at ddca906): the file's own base
+# classes were no longer followed to the library class whose eval-mode cache the row
+# describes, so a GP one local class below gpytorch's ApproximateGP kept no cache: the second
+# query's AG002 (torch raises there: the first backward freed the cached terms) was lost.
+GP_BELOW_A_LOCAL_BASE = """import gpytorch
+import torch
+
+
+class Approximate(gpytorch.models.ApproximateGP):
+    pass
+
+
+class Regressor(Approximate):
+    def __init__(self, anchors):
+        posterior = gpytorch.variational.CholeskyVariationalDistribution(anchors.size(0))
+        strategy = gpytorch.variational.VariationalStrategy(
+            self, anchors, posterior, learn_inducing_locations=False
+        )
+        super().__init__(strategy)
+        self.mean_module = gpytorch.means.ConstantMean()
+        self.covar_module = gpytorch.kernels.RBFKernel()
+
+    def forward(self, x):
+        return gpytorch.distributions.MultivariateNormal(self.mean_module(x), self.covar_module(x))
+
+
+torch.manual_seed(1)
+model = Regressor(torch.rand(5, 2))
+model.eval()
+model(torch.rand(3, 2, requires_grad=True)).mean.sum().backward()
+model(torch.rand(3, 2, requires_grad=True)).mean.sum().backward()
+"""
+
+
+def test_an_eval_cache_is_kept_by_a_gp_below_a_base_class_of_the_file():
+    assert codes_and_lines(analyze(GP_BELOW_A_LOCAL_BASE, "f.py")) == [("AG002", 27)]
+
+
 def shifted(label_line: int, prelude: str) -> int:
     return label_line + prelude.count("\n")
 
@@ -128,6 +166,7 @@ UNDER_TORCH = {
     ),
     "two reparametrized layers": (TWO_REPARAMETRIZED_LAYERS, (FREED_ERROR, 8)),
     "added by keyword": (ADDED_BY_KEYWORD, (FREED_ERROR, 29)),
+    "gp below a local base": (GP_BELOW_A_LOCAL_BASE, (FREED_ERROR, 27)),
 }
 
 
