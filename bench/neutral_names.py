@@ -9,7 +9,9 @@ it binds becomes `v1`, `v2`, ...; imports, builtins, torch's attributes and fram
 stay; lines never move). Findings are compared by (line, code): kept, lost, added. A lost
 finding is blamed on each name whose renaming alone loses it, which says what spelling
 the analysis read. Default sets: samples/*.py, tests/corpus/, tests/realworld/cases/ (a
-file of a case's project folder is analysed with that project's imports, as the CLI would).
+file of a case's project folder is analysed with that project's imports, as the CLI would),
+and the yardstick's project cases renamed across all their files (`rename_project`: the
+names another file of the project spells stay, so imports and shared attributes still meet).
 
 `--check-runs` proves the renamer keeps behaviour: it runs each runnable file (default:
 samples/*.py, tests/realworld/runnable/*.py and the tests/corpus/ files headed `# runnable`)
@@ -20,9 +22,12 @@ type at the same line).
 from __future__ import annotations
 
 import argparse
+import io
 import json
+import re
 import sys
 import tempfile
+import tokenize
 from collections import Counter
 from pathlib import Path
 
@@ -30,7 +35,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "bench"), str(ROOT / "server"), str(ROOT / "tests" / "realworld")]
 
 from autograd_lint.analysis import analyze  # noqa: E402
-from neutral_renamer import rename_source  # noqa: E402
+from neutral_renamer import Renamed, rename_source  # noqa: E402
 
 DEFAULT_SETS = {
     "samples": ["samples"],
@@ -38,6 +43,7 @@ DEFAULT_SETS = {
     "realworld": ["tests/realworld/cases"],
 }
 RUNNABLE = ["samples", "tests/realworld/runnable"]
+IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def python_files(paths: list[str]) -> list[Path]:
@@ -63,15 +69,57 @@ def runnable_files() -> list[Path]:
 
 def project_resolver(path: Path):
     """How the CLI resolves a yardstick project's imports (tests/realworld/README.md): for a
-    file inside a case's project folder, within that folder; None for any other file."""
+    file of a case's project, within that case's folder (yardstick.Case.resolver); None for
+    any other file."""
     import yardstick
-    from autograd_lint.workspace import Workspace
 
-    resolved = path.resolve()
+    case = yardstick.case_of(path)
+    return case.resolver() if case is not None else None
+
+
+def spelled(source: str) -> set[str]:
+    """Every identifier a file spells, in code or inside a string (a getattr name, a key)."""
+    words: set[str] = set()
+    for token in tokenize.generate_tokens(io.StringIO(source).readline):
+        if token.type == tokenize.NAME:
+            words.add(token.string)
+        elif token.type == tokenize.STRING or token.type == getattr(tokenize, "FSTRING_MIDDLE", -1):
+            words.update(IDENTIFIER.findall(token.string))
+    return words
+
+
+def rename_project(case, rename_self: bool = False) -> dict[Path, Renamed]:
+    """Every file of a yardstick case (`case.files`: its entry, its project's modules)
+    renamed, except the names another file of the project spells (what one imports from
+    another, an attribute one sets and another reads): the project still fits together,
+    and each file's own names are neutral. A single-file case is renamed whole."""
+    sources = {path: path.read_text(encoding="utf-8") for path in case.files}
+    spellings = {path: spelled(text) for path, text in sources.items()}
+    renamed = {}
+    for path, text in sources.items():
+        elsewhere = set().union(*(words for other, words in spellings.items() if other != path))
+        own = set(rename_source(text, rename_self=rename_self).mapping) - elsewhere
+        renamed[path] = rename_source(text, own, rename_self)
+    return renamed
+
+
+def measure_projects(rename_self: bool = False) -> dict:
+    """The yardstick's project cases renamed across all their files (rename_project), each
+    entry analysed as the yardstick does with its renamed modules (yardstick.case_findings)."""
+    import yardstick
+
+    total: dict = {"projects": 0, "kept": 0, "lost": [], "added": []}
     for case in yardstick.load_manifest():
-        if case.project_root is not None and resolved.is_relative_to(case.project_root):
-            return Workspace(case.project_root).resolve
-    return None
+        if case.project is None:
+            continue
+        renamed = rename_project(case, rename_self)
+        before = _keys(yardstick.case_findings(case))
+        after = _keys(yardstick.case_findings(case, {p: r.text for p, r in renamed.items()}))
+        total["projects"] += 1
+        total["kept"] += sum((before & after).values())
+        total["lost"] += [f"{case.id}:{line} {code}" for line, code in (before - after).elements()]
+        total["added"] += [f"{case.id}:{line} {code}" for line, code in (after - before).elements()]
+    return total
 
 
 def _keys(findings) -> Counter:
@@ -237,6 +285,15 @@ def main(argv: list[str] | None = None) -> int:
             target = args.write / path.resolve().relative_to(ROOT)
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(text, encoding="utf-8")
+    if not args.paths:
+        projects = measure_projects(args.rename_self)
+        print(f"== realworld projects renamed across their files: {projects['projects']} cases")
+        print(f"   findings on the entries: kept {projects['kept']}, lost {len(projects['lost'])},"
+              f" added {len(projects['added'])}")  # fmt: skip
+        for label in ("lost", "added"):
+            for row in projects[label]:
+                print(f"   {label} {row}")
+        numbers["realworld projects"] = projects
     if args.json:
         args.json.write_text(json.dumps(numbers, indent=1), encoding="utf-8")
     return 0

@@ -20,12 +20,16 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 
-from neutral_renamer import rename_source  # noqa: E402
+sys.path.insert(0, str(ROOT / "tests" / "realworld"))
 
+from neutral_renamer import rename_source  # noqa: E402
+from yardstick import load_manifest  # noqa: E402
+
+# The yardstick by its manifest (every case's entry, its project's modules, its runnable
+# completion), so that no case's files fall out of the check however they are laid out.
 FILES = sorted(
-    path
-    for folder in ("samples", "tests/corpus", "tests/realworld/cases", "tests/realworld/runnable")
-    for path in (ROOT / folder).glob("*.py")
+    {path for folder in ("samples", "tests/corpus") for path in (ROOT / folder).glob("*.py")}
+    | {path for case in load_manifest() for path in (*case.files, case.runnable_path)}
 )
 
 
@@ -35,6 +39,10 @@ def _parses(path: Path) -> bool:
     except SyntaxError:
         return False
     return True
+
+
+def _shown(path: Path) -> str:
+    return path.relative_to(ROOT).as_posix()
 
 
 def _tokens(text: str) -> list[tokenize.TokenInfo]:
@@ -51,7 +59,7 @@ def renamed(code: str) -> str:
     return rename_source(textwrap.dedent(code)).text
 
 
-@pytest.mark.parametrize("path", [p for p in FILES if _parses(p)], ids=lambda p: p.name)
+@pytest.mark.parametrize("path", [p for p in FILES if _parses(p)], ids=lambda p: _shown(p))
 def test_renamed_file_compiles_with_the_same_tokens_on_the_same_lines(path):
     source = path.read_text(encoding="utf-8")
     result = rename_source(source)

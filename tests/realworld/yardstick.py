@@ -62,14 +62,24 @@ class Case:
         found = sorted(self.project_root.rglob("*.py"))
         return [p for p in found if p != self.path and "__pycache__" not in p.parts]
 
-    def resolver(self):
+    @property
+    def files(self) -> list[Path]:
+        """Every file of the case the analysis reads: its entry, then its project's modules."""
+        return [self.path, *self.project_modules]
+
+    def resolver(self, texts: dict[Path, str] | None = None):
         """How the CLI resolves the entry's imports: within the project root (the case's
-        folder, as `autograd-lint check` finds a repository's root), else not at all."""
+        folder, as `autograd-lint check` finds a repository's root), else not at all.
+        texts: other contents for the project's modules (a renamed copy, say), read
+        instead of the files as the editor's unsaved buffers are."""
         if self.project_root is None:
             return None
         from autograd_lint.workspace import Workspace
 
-        return Workspace(self.project_root).resolve
+        workspace = Workspace(self.project_root)
+        for path, text in (texts or {}).items():
+            workspace.changed(path, text)
+        return workspace.resolve
 
     @property
     def runnable_path(self) -> Path:
@@ -195,12 +205,30 @@ class Score:
         }
 
 
-def judge(case: Case) -> Verdict:
+def case_findings(case: Case, texts: dict[Path, str] | None = None) -> list:
+    """The findings on the case's entry, analysed as the CLI analyses it (with its project's
+    imports). texts: other contents for files of the case (`case.files`), e.g. renamed."""
     from autograd_lint.analysis import analyze
 
+    texts = dict(texts or {})
+    entry = texts.pop(case.path, None)
+    if entry is None:
+        entry = case.path.read_text(encoding="utf-8")
+    return analyze(entry, str(case.path), resolver=case.resolver(texts))
+
+
+def case_of(path: Path) -> Case | None:
+    """The case whose files (entry or project module) include path, if any."""
+    resolved = path.resolve()
+    for case in load_manifest():
+        if any(resolved == file.resolve() for file in case.files):
+            return case
+    return None
+
+
+def judge(case: Case) -> Verdict:
     try:
-        text = case.path.read_text(encoding="utf-8")
-        findings = analyze(text, str(case.path), resolver=case.resolver())
+        findings = case_findings(case)
     except Exception as exc:  # noqa: BLE001 - reported as the case's verdict
         return Verdict(case, set(), [], error=f"{type(exc).__name__}: {exc}")
     at_line = {f.code for f in findings if case.line in failing_lines(f)}
