@@ -44,6 +44,7 @@ RELEVANT_NODES = (
     ast.Assign, ast.AugAssign, ast.AnnAssign, ast.For, ast.AsyncFor, ast.comprehension,
     ast.NamedExpr, ast.withitem, ast.Call, ast.Attribute, ast.Return,
 )  # fmt: skip
+RELEVANT_KINDS = frozenset(RELEVANT_NODES)  # the parser makes no subclasses of them
 # The methods whose receivers the evidence records (the rest say nothing of a role).
 EVIDENCE_METHODS = MODULE_METHODS | OPTIMIZER_ATTRIBUTES | {"step", "zero_grad", "backward",
                                                             "manual_backward"}  # fmt: skip
@@ -110,11 +111,12 @@ def _sources(expr: ast.AST, tainted: dict[str, set], reads: list | None = None) 
     todo = [expr]
     while todo:
         node = todo.pop()
-        if isinstance(node, ast.Compare):
+        kind = node.__class__  # the parser's own classes: compared by identity, not isinstance
+        if kind is ast.Compare:
             continue  # a bool
-        if isinstance(node, ast.Attribute) and node.attr in SCALAR_ATTRIBUTES:
+        if kind is ast.Attribute and node.attr in SCALAR_ATTRIBUTES:
             continue  # `x.shape`, `x.device`: no history whatever `x` holds
-        if isinstance(node, ast.Call):
+        if kind is ast.Call:
             callee = _path(node.func)
             if callee in SCALAR_BUILTINS or (
                 isinstance(node.func, ast.Attribute) and node.func.attr in SCALAR_METHODS
@@ -129,17 +131,26 @@ def _sources(expr: ast.AST, tainted: dict[str, set], reads: list | None = None) 
             todo.extend(node.args)
             todo.extend(keyword.value for keyword in node.keywords)
             continue
-        if isinstance(node, (ast.Name, ast.Attribute)):
+        if kind is ast.Name or kind is ast.Attribute:
             path = _path(node)
             if path is not None:
                 found |= tainted.get(path, set())
                 if reads is not None:
                     reads.append(path)
                 continue
-        if isinstance(node, (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        if kind in OPAQUE_KINDS:
             continue
-        todo.extend(ast.iter_child_nodes(node))
+        # ast.iter_child_nodes' order, without its two generators per node
+        for field in node._fields:
+            value = getattr(node, field, None)
+            if value.__class__ is list:
+                todo.extend([item for item in value if isinstance(item, ast.AST)])
+            elif isinstance(value, ast.AST):
+                todo.append(value)
     return found
+
+
+OPAQUE_KINDS = frozenset({ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef})
 
 
 def _targets(target: ast.AST) -> list[str]:
@@ -178,7 +189,7 @@ class ScopeEvidence:
         # Calls of the file's functions: (callee's last name, called as a method, the
         # sources of each positional argument, of each keyword argument).
         self.call_args: list[tuple[str, bool, ast.Call, dict]] = []
-        nodes = [n for each in walked for n in each if isinstance(n, RELEVANT_NODES)]
+        nodes = [n for each in walked for n in each if n.__class__ in RELEVANT_KINDS]
         flows = [n for n in nodes if not isinstance(n, (ast.Attribute, ast.Return))]
         # A parameter's value stands for whatever the caller passes (see Roles).
         tainted: dict[str, set] = {name: {param_source(name)} for name in params}
@@ -349,9 +360,10 @@ def _called_in_loops(walked: list[list[ast.AST]]) -> tuple[set[str], bool]:
         bodies: list[tuple[tuple[int, int], tuple[int, int]]] = []
         calls: list[ast.Call] = []
         for node in nodes:
-            if node.__class__ is ast.Call:
+            kind = node.__class__
+            if kind is ast.Call:
                 calls.append(node)
-            elif isinstance(node, LOOP_NODES):
+            elif kind in LOOP_KINDS:
                 first, last = node.body[0], node.body[-1]
                 # A decorated definition starts at its first decorator, above its `def`.
                 start = min((d.lineno, d.col_offset) for d in (first, *_decorators(first)))
@@ -368,7 +380,7 @@ def _called_in_loops(walked: list[list[ast.AST]]) -> tuple[set[str], bool]:
     return found, loops
 
 
-LOOP_NODES = (ast.For, ast.AsyncFor, ast.While)
+LOOP_KINDS = frozenset({ast.For, ast.AsyncFor, ast.While})
 
 
 def _decorators(statement: ast.stmt) -> list[ast.expr]:
@@ -407,15 +419,23 @@ def _local_names(definition, walked: list[list[ast.AST]]) -> frozenset[str]:
     declared: set[str] = set()
     for nodes in walked:
         for node in nodes:
-            if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
-                names.add(node.id)
-            elif isinstance(node, (ast.Global, ast.Nonlocal)):
-                declared.update(node.names)
-            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                names.add(node.name)
-            elif isinstance(node, ast.alias):
-                names.add((node.asname or node.name).partition(".")[0])
+            kind = node.__class__  # most nodes are none of these: one identity test each
+            if kind is ast.Name:
+                if node.ctx.__class__ is not ast.Load:  # Store or Del
+                    names.add(node.id)
+            elif kind in BINDING_KINDS:
+                if kind is ast.alias:
+                    names.add((node.asname or node.name).partition(".")[0])
+                elif kind is ast.Global or kind is ast.Nonlocal:
+                    declared.update(node.names)
+                else:
+                    names.add(node.name)
     return frozenset(names - declared)
+
+
+BINDING_KINDS = frozenset(
+    {ast.alias, ast.Global, ast.Nonlocal, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef}
+)
 
 
 def evidence_of(definition) -> ScopeEvidence:
