@@ -11,7 +11,7 @@ import ast
 from pathlib import Path
 
 import pytest
-from autograd_lint.analysis import analyze
+from autograd_lint.analysis import Role, Severity, analyze
 from autograd_lint.analysis.definitions import make_class_info
 from autograd_lint.analysis.parameter_classes import accepts, parameter_class
 from autograd_lint.analysis.records import record_fields
@@ -135,6 +135,37 @@ def test_a_second_class_that_takes_the_call_silences_it() -> None:
     assert [c for c in codes(text) if c[0] == "AG001"]
     text = text.replace("\n\ndef fit(", other + "\n\ndef fit(", 1)
     assert not [c for c in codes(text) if c[0] == "AG001"]
+
+
+def test_a_crash_through_a_class_read_from_calls_is_a_warning_that_names_the_guess() -> None:
+    # Nothing in the file passes `net` to `fit`: that it is the file's model class is read
+    # from `net(...)`'s calls, a guess, so the crash is a warning whose evidence says so.
+    text = CRASH.read_text()
+    line = next(i for i, t in enumerate(text.splitlines(), 1) if "# expect: AG001" in t)
+    (found,) = [f for f in analyze(text, "t.py") if (f.code, f.span.start.line) == ("AG001", line)]
+    assert found.severity is Severity.WARNING
+    fit_line = next(i for i, t in enumerate(text.splitlines(), 1) if t.startswith("def fit("))
+    (note,) = [s for s in found.evidence if "is taken to be" in s.message]
+    assert note.span.start.line == fit_line and note.role is Role.NOTE
+    assert note.message.startswith("`net` is taken to be a `")
+
+
+def test_the_same_crash_with_the_class_annotated_is_an_error() -> None:
+    # `net: <the class>` is the user's own word: no guess, an error, and no guess step.
+    text = CRASH.read_text()
+    class_name = next(
+        n.name
+        for n in ast.parse(text).body
+        if isinstance(n, ast.ClassDef) and f"{n.name}(" in text.partition("if __name__")[2]
+    )
+    annotated = text.replace("def fit(net,", f"def fit(net: {class_name},", 1)
+    assert annotated != text
+    line = next(i for i, t in enumerate(text.splitlines(), 1) if "# expect: AG001" in t)
+    (found,) = [
+        f for f in analyze(annotated, "t.py") if (f.code, f.span.start.line) == ("AG001", line)
+    ]
+    assert found.severity is Severity.ERROR
+    assert not [s for s in found.evidence if "is taken to be" in s.message]
 
 
 # -- records --------------------------------------------------------------------------------

@@ -25,6 +25,7 @@ from .blocks import (
 )
 from .checks import run_checks
 from .constructor_runs import ConstructorRuns
+from .guessed_parameters import rests_on_guess
 from .interp import Interpreter
 from .model import Finding, Role, Severity, Span, Step
 from .program import Program, is_relevant, parameter_names
@@ -322,7 +323,9 @@ def analyze_blocks(blocks: list[Block], cache: AnalysisCache | None, program: Pr
             interp = Interpreter(program.classes, reporter, instances, program.roles)
             interp.run_root_function(fn, globals_env, constructors)
             escaping = frozenset().union(*(v.origins for v in interp.frame.returns))
-            return interp.lifetimes.finish(interp, escaping, parameter_names(fn.node))
+            raws = interp.lifetimes.finish(interp, escaping, parameter_names(fn.node))
+            interp.guessed.mark([*reporter.findings.values(), *raws])
+            return raws
 
         raws = _run_root(cache, previous, current, key, run, f"{fn.node.name}()")
         for raw in raws:
@@ -405,6 +408,8 @@ def render(raw: RawFinding, path: str) -> Finding:
 
 def _render(raw: RawFinding, path: str) -> Finding:
     severity = _severity(raw.code, raw.kind)
+    if severity is Severity.ERROR and rests_on_guess(raw.extra):
+        severity = Severity.WARNING  # its chain rests on a guess (guessed_parameters.py)
     lines = [
         f"{span_of(site).start.line} of {site.block.path.replace(chr(92), '/').rsplit('/', 1)[-1]}"
         if site.block.path

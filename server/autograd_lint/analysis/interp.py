@@ -22,6 +22,7 @@ from .containers import aligned_origins
 from .custom_functions import CustomFunctionMixin
 from .definitions import ClassInfo, FunctionRef, api_kind_of, make_class_info
 from .exprs import ExpressionMixin
+from .guessed_parameters import Guess, GuessedParameters
 from .library_calls import LayerStateMixin, LibraryMixin
 from .library_submodules import LibrarySubmoduleMixin
 from .lifetimes import LifetimeTracker
@@ -111,6 +112,7 @@ class Interpreter(
         self.param_owners: dict[Origin, object] = {}
         self.weight_saves: dict[Origin, frozenset] = {}
         self.receivers: list = []
+        self.guessed = GuessedParameters()  # root parameters whose class is read from calls
         self.call_site: ast.AST | None = None  # the module call being run (layer state)
         self.inlined_functions: set[int] = set()  # ids of the definitions run in context
         self.no_guesses = False  # True: unbound parameters are plain values, not name guesses
@@ -227,6 +229,9 @@ class Interpreter(
             return self.parameter_default(param.arg)
         construct = ast.copy_location(ast.Call(ast.Name(info.name, ast.Load()), [], []), info.node)
         self.made_up_calls.append(construct)
+        if param.annotation is None:  # read from its calls, not the user's word
+            guess = Guess(self.site(param), param.arg, fn.node.name, info.name)
+            self.guessed.record(self.instance_ref(construct), guess)
         block, guesses = self.frame.block, self.no_guesses
         # The constructor's arguments are not known here: plain values, not name guesses.
         self.frame.block, self.no_guesses = info.block, True
@@ -271,6 +276,7 @@ class Interpreter(
         frame.literals = literals or {}
         self.frame = frame
         self.state = State(params, caller_state.heap, caller_state.freed, caller_state.stepped)
+        self.guessed.entered(self.receivers, fn.block, fn.node)
         try:
             self.exec_block(fn.node.body)
             ends = join_states([self.state, *frame.return_states])
