@@ -13,7 +13,7 @@ import pytest
 from autograd_lint.analysis import analyze, library_models
 from autograd_lint.analysis.library_fits import cited_site
 from test_mutants import codes_and_lines
-from torch_labels import FREED_ERROR, assert_behaves_as_labelled
+from torch_labels import FREED_ERROR, IN_PLACE_ERROR, assert_behaves_as_labelled
 
 # roles.ScopeEvidence._use 58 (`"STEP(CLOSURE)"`, mutmut's number at 8131204): `x.step(f)`
 # alone no longer made `x` an optimizer. A snippet's `updater`, known only by that call, then
@@ -155,6 +155,53 @@ def test_an_eval_cache_is_kept_by_a_gp_below_a_base_class_of_the_file():
     assert codes_and_lines(analyze(GP_BELOW_A_LOCAL_BASE, "f.py")) == [("AG002", 27)]
 
 
+# reparametrized.ReparametrizedMixin.note_reparametrized 12 (`module_key(None, ...)`, at
+# ddca906): the layer was keyed by its value alone, so a layer known by its path only (a
+# function's parameter) was never marked; its weight recomputed by spectral_norm, stepped
+# between two backwards through one retained graph, went unreported (AG007 lost).
+REPARAMETRIZED_PARAMETER = """import torch
+
+
+def train(layer, batch):
+    layer = torch.nn.utils.spectral_norm(layer)
+    sgd = torch.optim.SGD(layer.parameters(), lr=0.01)
+    value = layer(batch).pow(2).mean()
+    sgd.zero_grad()
+    value.backward(retain_graph=True)
+    sgd.step()
+    value.backward()
+"""
+DRIVE_THE_TRAINING = """
+
+torch.manual_seed(0)
+train(torch.nn.Linear(3, 4), torch.randn(6, 3))
+"""
+
+
+def test_a_layer_passed_in_and_reparametrized_is_followed():
+    assert codes_and_lines(analyze(REPARAMETRIZED_PARAMETER, "f.py")) == [("AG007", 10)]
+
+
+# reparametrized.ReparametrizedMixin.note_reparametrized 19 (the heap entry None, at ddca906):
+# the mark is a heap entry like any other, and the report reads every heap entry's site when
+# it names what carries a graph across iterations; a carried state through a spectral-normed
+# layer then crashed the report (AG001 lost).
+CARRIED_THROUGH_A_REPARAMETRIZED_LAYER = """import torch
+
+torch.manual_seed(0)
+box = torch.nn.utils.spectral_norm(torch.nn.Linear(4, 4))
+hidden = torch.zeros(2, 4)
+for x in torch.randn(3, 2, 4):
+    hidden = box(x) + hidden.tanh()
+    hidden.sum().backward()
+"""
+
+
+def test_state_carried_through_a_reparametrized_layer():
+    found = analyze(CARRIED_THROUGH_A_REPARAMETRIZED_LAYER, "f.py")
+    assert codes_and_lines(found) == [("AG001", 8)]
+
+
 def shifted(label_line: int, prelude: str) -> int:
     return label_line + prelude.count("\n")
 
@@ -167,6 +214,14 @@ UNDER_TORCH = {
     "two reparametrized layers": (TWO_REPARAMETRIZED_LAYERS, (FREED_ERROR, 8)),
     "added by keyword": (ADDED_BY_KEYWORD, (FREED_ERROR, 29)),
     "gp below a local base": (GP_BELOW_A_LOCAL_BASE, (FREED_ERROR, 27)),
+    "reparametrized parameter": (
+        REPARAMETRIZED_PARAMETER + DRIVE_THE_TRAINING,
+        (IN_PLACE_ERROR, 11),
+    ),
+    "carried through a reparametrized layer": (
+        CARRIED_THROUGH_A_REPARAMETRIZED_LAYER,
+        (FREED_ERROR, 8),
+    ),
 }
 
 
