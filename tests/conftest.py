@@ -1,9 +1,24 @@
-"""Fixtures every test folder can use."""
+"""Fixtures every test folder can use, and the order the suite runs in."""
 
 from __future__ import annotations
 
 import pytest
 from warm_python import WarmPython
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers",
+        "long_running: takes minutes on its own; run first, so that under -n (the README's "
+        "command) it overlaps the rest of the suite instead of running alone at the end",
+    )
+
+
+def pytest_collection_modifyitems(config, items):
+    # Every worker collects the same list and xdist hands out whole files in this order
+    # (pyproject: --dist loadfile --no-loadscope-reorder); a stable sort keeps the rest as
+    # collected.
+    items.sort(key=lambda item: item.get_closest_marker("long_running") is None)
 
 
 @pytest.fixture(scope="session")

@@ -21,6 +21,7 @@ SCRIPT = ROOT / "scripts" / "vscode-e2e.sh"
 PREFIX = Path(os.environ.get("PREFIX", "/tmp/agl-e2e"))
 
 
+@pytest.mark.long_running  # about 2.5 minutes: under -n it runs beside the rest
 def test_extension_in_real_vscode():
     if not os.environ.get("CI") and not (PREFIX / "cs" / ".complete").exists():
         pytest.skip(f"code-server is not installed in {PREFIX}: run {SCRIPT} install")
