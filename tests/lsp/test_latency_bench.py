@@ -39,3 +39,31 @@ def test_the_latency_benchmark_runs_and_reports_every_number():
     else:  # the same edits, answered by ruff server
         assert ruff["broken"]["count"] == typing["broken"]["count"]
         assert ruff["valid"]["p50"] > 0
+
+
+FIRST_OPEN = BENCH.parent / "first_open.py"
+
+
+def test_the_first_open_breakdown_times_every_phase_of_a_real_open():
+    done = subprocess.run(
+        [sys.executable, str(FIRST_OPEN), "--lines", "300", "--runs", "1", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
+    numbers = json.loads(done.stdout)
+    assert numbers["findings"] > 0  # the generated file's samples hold buggy loops
+    phases = ("parse and cut blocks", "analysis roots", "pattern checks (AG005-AG007)",
+              "evidence of definitions", "diagnostics", "publish (JSON)")  # fmt: skip
+    for phase in phases:
+        assert numbers[phase] > 0, phase
+    # Outermost calls only: the phases the open runs one after the other fit inside it.
+    whole = numbers["first open, in all"]
+    in_turn = ("parse and cut blocks", "analysis roots", "pattern checks (AG005-AG007)",
+               "diagnostics", "publish (JSON)")  # fmt: skip
+    assert sum(numbers[phase] for phase in in_turn) <= whole
+    assert (
+        numbers["evidence of definitions"]
+        <= numbers["analysis roots"] + numbers["pattern checks (AG005-AG007)"]
+    )
