@@ -11,7 +11,7 @@ import subprocess
 import sys
 
 import pytest
-from autograd_lint.analysis import Role, analyze
+from autograd_lint.analysis import AnalysisCache, Role, analyze
 from autograd_lint.analysis.sole_definers import sole_definer
 from autograd_lint.analysis.torch_object_names import TORCH_OBJECT_NAMES
 
@@ -93,6 +93,24 @@ def test_two_definers_leave_the_call_unknown(tmp_path):
     text = PROGRAM.format(helper=BACKWARD, other=SECOND_DEFINER)
     assert raises(text, tmp_path)
     assert codes(text) == []
+
+
+def test_the_editor_cache_follows_a_second_definer_coming_and_going():
+    # The caller's cached result depends on every class that defines the method it calls:
+    # adding a second definer takes the finding away, removing it brings it back, as a
+    # fresh analysis of each text says.
+    one = PROGRAM.format(helper=BACKWARD, other="")
+    two = PROGRAM.format(helper=BACKWARD, other=SECOND_DEFINER)
+
+    def cached_codes(first: str, then: str) -> list[tuple[str, int]]:
+        cache = AnalysisCache()
+        analyze(first, "step.py", cache=cache)
+        found = analyze(then, "step.py", cache=cache)
+        return [(f.code, f.span.start.line) for f in found if f.code != "AG000"]
+
+    assert codes(one) == [("AG002", failing_line(one))] and codes(two) == []
+    assert cached_codes(one, two) == codes(two)
+    assert cached_codes(two, one) == codes(one)
 
 
 def test_a_method_without_backward_is_not_run(tmp_path):

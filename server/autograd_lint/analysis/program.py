@@ -15,6 +15,7 @@ from .blocks import IDENTIFIER, Block
 from .definitions import FunctionRef, make_class_info
 from .library_fits import fit_markers
 from .roles import Roles, import_aliases
+from .sole_definers import may_be_run_by_name
 from .values import CLASS, FUNC, NAMESPACE, Binding, Site, Val
 
 BACKWARD_MARKERS = ("backward", "autograd")
@@ -60,6 +61,12 @@ class Program:
                 if binding.val.kind == CLASS:
                     defined_classes.append(binding.val.ref)
                     self.classes[name] = binding.val.ref
+                    # A call `x.<method>(...)` on an unseen object may run this class's
+                    # method (sole_definers.py): the caller depends on the class's block,
+                    # so adding or removing a second definer re-runs it.
+                    for method in binding.val.ref.methods:
+                        if may_be_run_by_name(method) and method not in parts.defines:
+                            self.definers.setdefault(method, []).append(block)
                 self.definitions[name] = binding
             self.functions.extend(parts.functions)
             if parts.code:

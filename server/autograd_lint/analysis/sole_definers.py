@@ -34,10 +34,16 @@ from .torch_object_names import TORCH_OBJECT_NAMES
 from .values import MODULE, OBJECT, TENSOR, Val
 
 
+def may_be_run_by_name(method: str) -> bool:
+    """Whether a call of `method` on an unseen object may run a class of the file that
+    defines it: a class defining it is then a dependency of the caller (program.py)."""
+    return not method.startswith("__") and method not in TORCH_OBJECT_NAMES
+
+
 def sole_definer(classes: dict, method: str):
     """The one class of `classes` (name -> ClassInfo) that defines `method` itself, when
     the method issues a backward (directly, or through the class's methods); else None."""
-    if method.startswith("__") or method in TORCH_OBJECT_NAMES:
+    if not may_be_run_by_name(method):
         return None
     definers = [info for info in classes.values() if method in info.methods]
     if len(definers) != 1:
