@@ -7,8 +7,8 @@ root: accelerate's `Accelerator`, 36 roots over a 300-line `__init__` that calls
 the package, spent two thirds of the file's analysis (2.8 s of 4.3 s of CPU) there.
 
 After the first root's `__init__`, what the interpreter holds is kept when it is plain
-data (numbers, and dicts, sets and lists of immutable values: AST nodes, origins,
-bindings, tuples) and nothing the root would report or judge at its end was recorded
+data (numbers; dicts, sets and lists of immutable values: AST nodes, origins, bindings,
+tuples; objects whose attributes are such) and nothing the root would report or judge at its end was recorded
 (no finding, no backward, no retained graph, no loop left open). A later root of the
 class starts from a copy of it instead of running `__init__` again. Anything else is
 not kept, and that root runs `__init__` itself, as before: the findings are the same
@@ -18,6 +18,7 @@ either way (tests/test_constructor_runs.py compares both over the corpora).
 from __future__ import annotations
 
 import ast
+import copy
 import dataclasses
 
 # The interpreter's own objects, not the constructor's result: the program's (shared by
@@ -47,7 +48,7 @@ class ConstructorRuns:
         if kept is not None:
             attributes, heap = kept
             for name, value in attributes.items():
-                setattr(interp, name, value.copy() if isinstance(value, CONTAINERS) else value)
+                setattr(interp, name, _plain_copy(value))
             return dict(heap)
         interp.enter_root(init, globals_env, owner, {})
         interp.exec_block(init.node.body)
@@ -76,14 +77,33 @@ def _snapshot(interp, heap: dict) -> tuple[dict, dict] | None:
     for name, value in vars(interp).items():
         if name in NOT_COPIED:
             continue
-        if isinstance(value, CONTAINERS):
-            if not _plain_values(value):
-                return None
-            value = value.copy()
-        elif not isinstance(value, SHARED):
-            return None  # an object of its own: whether a copy is exact is not known here
-        attributes[name] = value
+        copied = _plain_copy(value)
+        if copied is NOT_PLAIN:
+            return None  # whether a copy is exact is not known here
+        attributes[name] = copied
     return attributes, dict(heap)
+
+
+NOT_PLAIN = object()
+
+
+def _plain_copy(value, depth: int = 0):
+    """A copy of `value` that shares nothing a root could change in place, or NOT_PLAIN:
+    an immutable value itself; a container of immutable values, copied; an object of
+    plain attributes (GuessedParameters' two dicts), copied with them."""
+    if isinstance(value, SHARED):
+        return value
+    if isinstance(value, CONTAINERS):
+        return value.copy() if _plain_values(value) else NOT_PLAIN
+    if depth or not hasattr(value, "__dict__") or hasattr(type(value), "__slots__"):
+        return NOT_PLAIN
+    copied = copy.copy(value)
+    for name, attribute in vars(value).items():
+        inner = _plain_copy(attribute, depth + 1)
+        if inner is NOT_PLAIN:
+            return NOT_PLAIN
+        setattr(copied, name, inner)
+    return copied
 
 
 def _plain_values(container) -> bool:
