@@ -207,6 +207,24 @@ def test_an_answer_is_read_back_from_disk_until_a_file_it_read_changes(tmp_path,
     assert again.kept == ()
 
 
+def test_another_analyzers_answers_are_never_read(tmp_path, monkeypatch):
+    # Summaries are kept by the analyzer that computed them (cache.analyzer_key: its version
+    # and its source files), so a tree whose summary code differs does not read them, even
+    # where FORMAT was not bumped.
+    import autograd_lint.library_summaries as library_summaries
+
+    python = fake_site(tmp_path, EVOLVING)
+    cache = tmp_path / "cache"
+    LibrarySummaries(Environment(python), cache).class_state("evolving.EvolveLike")
+    (entry,) = cache.rglob("*.json")
+    entry.write_text(entry.read_text().replace("weight", "not_the_weight"))
+    kept = LibrarySummaries(Environment(python), cache).class_state("evolving.EvolveLike")
+    assert [k for k in kept.kept if "not_the_weight" in str(k)]  # read back: same analyzer
+    monkeypatch.setattr(library_summaries, "analyzer_key", lambda: "another-analyzer")
+    fresh = LibrarySummaries(Environment(python), cache).class_state("evolving.EvolveLike")
+    assert fresh.kept and not [k for k in fresh.kept if "not_the_weight" in str(k)]
+
+
 def test_an_unwritable_cache_costs_only_the_time(tmp_path):
     python = fake_site(tmp_path, EVOLVING)
     blocked = tmp_path / "blocked"

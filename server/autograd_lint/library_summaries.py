@@ -34,7 +34,7 @@ from .analysis.library_models.state import (
     method_parameters,
     method_stores,
 )
-from .cache import library_files_read, tells_library_reads
+from .cache import analyzer_key, library_files_read, tells_library_reads
 from .environment import Environment
 
 log = logging.getLogger(__name__)
@@ -118,6 +118,7 @@ class LibrarySummaries:
     def __init__(self, environment: Environment, cache_dir: Path | str | None = None):
         self.environment = environment
         self.cache_dir = Path(cache_dir) if cache_dir is not None else default_cache_dir()
+        self._analyzer: str | None = None
         self._entries: dict[str, tuple[ClassState, tuple[str, ...]] | None] = {}
         self._stores: dict[tuple[str, str], dict[str, tuple[str, ...]]] = {}
         self._modules: dict[str, _Module | None] = {}
@@ -349,7 +350,15 @@ class LibrarySummaries:
         if owner is None:
             return None
         folder = f"{owner.name}-{owner.version}"
-        return self.cache_dir / f"v{FORMAT}" / folder / f"{qualified_class}.json"
+        return self.cache_dir / self._analyzer_folder() / folder / f"{qualified_class}.json"
+
+    def _analyzer_folder(self) -> str:
+        """The summaries' format and the analyzer that computed them: a tree whose summary
+        code differs (another version, a developer's edit) never reads this one's answers,
+        whether or not FORMAT was bumped; asked once per LibrarySummaries."""
+        if self._analyzer is None:
+            self._analyzer = f"v{FORMAT}-{analyzer_key()}"
+        return self._analyzer
 
     def _read_cache(self, key: Path) -> tuple[ClassState, tuple[str, ...]] | None:
         try:
