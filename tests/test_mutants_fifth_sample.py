@@ -13,7 +13,7 @@ import pytest
 from autograd_lint.analysis import analyze, library_models
 from autograd_lint.analysis.library_fits import cited_site
 from test_mutants import codes_and_lines
-from torch_labels import FREED_ERROR, IN_PLACE_ERROR, assert_behaves_as_labelled
+from torch_labels import FREED_ERROR, IN_PLACE_ERROR, assert_behaves_as_labelled, run_torch
 
 # roles.ScopeEvidence._use 58 (`"STEP(CLOSURE)"`, mutmut's number at 8131204): `x.step(f)`
 # alone no longer made `x` an optimizer. A snippet's `updater`, known only by that call, then
@@ -202,6 +202,58 @@ def test_state_carried_through_a_reparametrized_layer():
     assert codes_and_lines(found) == [("AG001", 8)]
 
 
+# custom_functions.CustomFunctionMixin.run_custom_backwards 13 (`+o.seq`, at ddca906): the
+# backwards of the file's Functions reached by one pass ran earliest first. torch's engine
+# starts from the root, so the application nearest the loss runs its backward first, and
+# that is the one a second pass meets freed (the torch test below shows it). With the
+# mutant the AG002's note named the inner application (line 20), not `twice` (line 21).
+TWO_APPLICATIONS = """import torch
+
+
+class Shaped(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, a):
+        with torch.enable_grad():
+            inner = a.detach().requires_grad_()
+            shaped = inner * torch.tanh(inner)
+        ctx.save_for_backward(shaped, inner)
+        return shaped.detach()
+
+    @staticmethod
+    def backward(ctx, upstream):
+        shaped, inner = ctx.saved_tensors
+        return torch.autograd.grad(shaped, inner, upstream)[0]
+
+
+x = torch.randn(4, requires_grad=True)
+once = Shaped.apply(x)
+twice = Shaped.apply(once)
+loss = twice.sum()
+loss.backward(retain_graph=True)
+loss.backward()
+"""
+
+
+def test_the_second_pass_meets_the_application_nearest_the_loss_first():
+    (finding,) = analyze(TWO_APPLICATIONS, "f.py")
+    assert (finding.code, finding.span.start.line) == ("AG002", 24)
+    notes = [s.span.start.line for s in finding.evidence if s.role.name == "NOTE"]
+    assert notes == [21]
+
+
+def test_torch_runs_the_outer_applications_backward_first(torch_python, tmp_path):
+    """Each backward prints whether its upstream gradient is the loss's own (all ones: the
+    node next to `sum()`); the last one printed before the error is the one that raised."""
+    marked = TWO_APPLICATIONS.replace(
+        "        shaped, inner = ctx.saved_tensors\n",
+        "        shaped, inner = ctx.saved_tensors\n        print(bool((upstream == 1).all()))\n",
+    )
+    result = run_torch(torch_python, marked, tmp_path)
+    assert FREED_ERROR in result.stderr
+    # First pass: the outer node (True), then the inner (False); second pass: the outer.
+    assert result.stdout.split() == ["True", "False", "True"]
+
+
 def shifted(label_line: int, prelude: str) -> int:
     return label_line + prelude.count("\n")
 
@@ -218,6 +270,7 @@ UNDER_TORCH = {
         REPARAMETRIZED_PARAMETER + DRIVE_THE_TRAINING,
         (IN_PLACE_ERROR, 11),
     ),
+    "two applications": (TWO_APPLICATIONS, (FREED_ERROR, 16)),
     "carried through a reparametrized layer": (
         CARRIED_THROUGH_A_REPARAMETRIZED_LAYER,
         (FREED_ERROR, 8),
