@@ -23,6 +23,7 @@ from .report import (
     rule_message,
     source_of,
 )
+from .retained_steps import check_loop_end as check_retained_steps
 from .values import CONTAINER, LoopPass, Site
 
 
@@ -92,6 +93,7 @@ class LifetimeTracker:
             return
         first = loop_pass(loop.node, 1)
         second = loop_pass(loop.node, 2)
+        check_retained_steps(interp, self.retained, second, end_state)  # retained_steps.py
         live = None
         for name, binding in end_state.env.items():
             if binding.site is None:
