@@ -88,6 +88,30 @@ def test_the_sole_definers_backward_is_seen_by_the_caller(helper, other, tmp_pat
     )
 
 
+RECEIVERS = {
+    # An element of what the step is given, and the result of a registry lookup's call:
+    # no place to store the object back, but the call runs the sole definer all the same.
+    "element": (
+        ("def train_step(net, criterion,", "def train_step(net, criteria,"),
+        ("criterion.paired_loss(net, batch)", "criteria[0].paired_loss(net, batch)"),
+        ("train_step(net, criterion, opt", "train_step(net, [criterion], opt"),
+    ),
+    "call-result": (
+        ("criterion.paired_loss(net, batch)", "KINDS['paired']().paired_loss(net, batch)"),
+    ),
+}
+
+
+@pytest.mark.parametrize("receiver", sorted(RECEIVERS))
+def test_a_receiver_that_is_no_name_runs_the_sole_definer_too(receiver, tmp_path):
+    text = PROGRAM.format(helper=BACKWARD, other="")
+    for old, new in RECEIVERS[receiver]:
+        assert old in text
+        text = text.replace(old, new, 1)
+    assert raises(text, tmp_path)
+    assert codes(text) == [("AG002", failing_line(text))]
+
+
 def test_two_definers_leave_the_call_unknown(tmp_path):
     # Which class runs is decided at run time: here Paired, but nothing we read says so.
     text = PROGRAM.format(helper=BACKWARD, other=SECOND_DEFINER)

@@ -83,8 +83,6 @@ def call_sole_definer(interp, node: ast.Call, func: ast.Attribute, receiver: Val
         or receiver.kind not in (TENSOR, OBJECT, MODULE)
     ):
         return None
-    if not isinstance(func.value, (ast.Name, ast.Attribute)) or interp.classes is None:
-        return None
     info = _kept_sole_definer(interp, func.attr)
     if info is None:
         return None
@@ -97,7 +95,10 @@ def call_sole_definer(interp, node: ast.Call, func: ast.Attribute, receiver: Val
         f" object is a `{info.name}`",
     )
     instance = interp.instantiate(node, info, [])
-    interp.assign_to(func.value, instance, node)
+    if isinstance(func.value, (ast.Name, ast.Attribute)):
+        # Stored back where it was read, so later calls share its state; a receiver read
+        # from an element or a call's result (`helpers[0]`, `make()`) is met afresh.
+        interp.assign_to(func.value, instance, node)
     return interp.call_function(node, method, interp.eval_arguments(node), instance)
 
 
