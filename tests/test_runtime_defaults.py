@@ -27,6 +27,7 @@ def test_cli_server_and_extension_defaults_agree():
     assert cli.device == server.device == extension("device") == "auto"
     assert cli.max_steps == server.max_steps == extension("maxSteps")
     assert cli.timeout_seconds == server.timeout_seconds == extension("timeoutSeconds")
+    assert cli.warm is server.warm is extension("warm") is True
 
 
 def test_the_docs_tables_say_the_same():

@@ -23,6 +23,7 @@ export interface ServerSettings {
     args: string[];
     maxSteps: number;
     timeoutSeconds: number;
+    warm: boolean;
   };
   /** Whether VS Code trusts the workspace: the server must not run code when it does not. */
   workspaceTrusted: boolean;
@@ -64,6 +65,7 @@ export function toServerSettings(raw: Record<string, unknown>, trusted: boolean,
       args: (runtime.args as string[] | undefined) ?? [],
       maxSteps: (runtime.maxSteps as number | undefined) ?? 5,
       timeoutSeconds: (runtime.timeoutSeconds as number | undefined) ?? 120,
+      warm: (runtime.warm as boolean | undefined) ?? true,
     },
     workspaceTrusted: trusted,
     interpreter,
