@@ -188,6 +188,8 @@ class Confirmations:
         """Starts a warm child for this file's next run (runtime/warm.py), only where a
         run is allowed: enabled, trusted, the file saved as shown."""
         settings = self.server.client_settings(document.uri)
+        # refusal() itself, not self.refused(): that one tells the user why, and a code-lens
+        # request must not show a message.
         if refusal(settings.runtime.enabled, settings.workspace_trusted) is not None:
             return
         options = self.options(document.uri)

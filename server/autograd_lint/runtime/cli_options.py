@@ -156,17 +156,20 @@ def _confirm_each(paths, mode, options, verdicts, found) -> None:
     from .runner import run_harness, verdict_for
     from .warm import POOL
 
-    order = list(paths)
-    scripts = _scripts_to_run(paths, mode)
-    for position, (path, findings) in enumerate(paths.items()):
-        upcoming = [script for script in scripts if order.index(script) > position]
+    scripts = set(_scripts_to_run(paths, mode))
+    following, upcoming = {}, None  # each file -> the next script to run after it
+    for path in reversed(list(paths)):
+        following[path] = upcoming
+        if path in scripts:
+            upcoming = path
+    for path, findings in paths.items():
 
-        def warm_next(upcoming=upcoming) -> None:
+        def warm_next(upcoming=following[path]) -> None:
             # Once this file's run has its process (a warm child of the same folder and
             # imports would otherwise be taken by it), the next script's interpreter
             # imports torch and its libraries while this one runs (warm.py).
-            if upcoming and options.warm:
-                POOL.prestart(Path(upcoming[0]), options)
+            if upcoming is not None and options.warm:
+                POOL.prestart(Path(upcoming), options)
 
         if is_notebook(path):  # its cells run as one script (notebook/runtime.py)
             warm_next()

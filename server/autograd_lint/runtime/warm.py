@@ -275,8 +275,3 @@ class WarmPool:
 
 
 POOL = WarmPool()
-
-
-def prestart(script: Path, options) -> WarmChild | None:
-    """Starts (or keeps) a warm child for `script`: call only where a run is allowed."""
-    return POOL.prestart(script, options)
