@@ -185,7 +185,7 @@ class Interpreter(
         return self.state.env if self.state is not None else {}
 
     def run_root_function(
-        self, fn: FunctionRef, globals_env: dict, constructors: ConstructorRuns | None = None
+        self, fn: FunctionRef, globals_env: dict, constructors: ConstructorRuns
     ) -> None:
         """`constructors`: what `__init__` left for the program's earlier roots (kept by
         the caller, constructor_runs.py), to start from instead of running it again."""
@@ -194,7 +194,7 @@ class Interpreter(
         if init is not None and init.node is not fn.node:
             # A method runs on an object its class's `__init__` made: what that stored on
             # `self` (a target, a cached embedding) is there before the method's loops.
-            heap = (constructors or ConstructorRuns()).construct(self, init, globals_env, fn.owner)
+            heap = constructors.construct(self, init, globals_env, fn.owner)
         for setup in setup_methods(fn.owner, fn) if fn.owner is not None else ():
             # What a framework calls before the method: the sole writer of what it reads.
             self.enter_root(setup, globals_env, fn.owner, dict(heap))

@@ -20,12 +20,12 @@ from .values import MODULE, OBJECT, Val
 _CALLS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def _method_call(loop: ast.AST, iterable: ast.expr, name: str) -> ast.Call:
+def _method_call(loop: ast.For, name: str) -> ast.Call:
     calls = _CALLS.setdefault(loop, {})
     if name not in calls:
-        call = ast.Call(func=ast.Attribute(value=iterable, attr=name, ctx=ast.Load()), args=[],
+        call = ast.Call(func=ast.Attribute(value=loop.iter, attr=name, ctx=ast.Load()), args=[],
                         keywords=[])  # fmt: skip
-        calls[name] = ast.copy_location(call, iterable)
+        calls[name] = ast.copy_location(call, loop.iter)
     return calls[name]
 
 
@@ -36,8 +36,19 @@ def _method(interp, val: Val, name: str):
 
 
 def is_generator(fn) -> bool:
-    """Whether the function's own body yields (a `yield` in a nested def is that def's)."""
-    todo = list(fn.node.body)
+    """Whether the function's own body yields (a `yield` in a nested def is that def's);
+    asked at every pass of every loop over such an object, answered once per definition."""
+    found = _GENERATORS.get(fn.node)
+    if found is None:
+        found = _GENERATORS[fn.node] = _yields(fn.node)
+    return found
+
+
+_GENERATORS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _yields(definition: ast.AST) -> bool:
+    todo = list(definition.body)
     while todo:
         node = todo.pop()
         if isinstance(node, (ast.Yield, ast.YieldFrom)):
@@ -55,7 +66,7 @@ def iterated_element(interp, loop: ast.For, iterable: Val) -> Val | None:
     make_iterator = _method(interp, iterable, "__iter__")
     if make_iterator is None:
         return None
-    call = _method_call(loop, loop.iter, "__iter__")
+    call = _method_call(loop, "__iter__")
     iterator = interp.call_function(call, make_iterator, [], iterable)
     if interp.state is None:
         return None
@@ -64,5 +75,5 @@ def iterated_element(interp, loop: ast.For, iterable: Val) -> Val | None:
     next_element = _method(interp, iterator, "__next__")
     if next_element is None:
         return interp.element_of(iterator) if iterator.origins else None
-    return interp.call_function(_method_call(loop, loop.iter, "__next__"), next_element, [],
+    return interp.call_function(_method_call(loop, "__next__"), next_element, [],
                                 iterator)  # fmt: skip
