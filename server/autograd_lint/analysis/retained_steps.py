@@ -15,9 +15,8 @@ stepped the weights they saved since, that backward raises.
 
 from __future__ import annotations
 
-from .model import Role
-from .report import RawFinding, RawStep, call_text, source_of
-from .stepped import CODE, ERROR_TEXT, KIND, changed_weights, library_note_steps, ownership_steps
+from .report import call_text, source_of
+from .stepped import ERROR_TEXT, changed_weights, report_step
 
 
 def check_loop_end(interp, retained: list, second, end_state) -> None:
@@ -51,31 +50,14 @@ def _carried(record) -> bool:
 
 
 def _report(interp, record, origin, step) -> None:
-    built, fails = origin.site, record.site
-    steps = [
-        RawStep(
-            built,
-            f"graph built here in iteration 2 and later: `{source_of(built)}` saves the "
-            "module's weights (its input now has history)",
-            Role.BUILT,
-        ),
-        *library_note_steps(interp, origin),
-        *ownership_steps(interp, origin, step),
-        RawStep(
-            step.site, f"`{call_text(step.site.node)}` updates those weights in place", Role.NOTE
-        ),
-        RawStep(
-            fails,
-            f"`{call_text(fails.node)}` keeps that graph (`retain_graph=True`), reaches it "
-            f"again in the next iteration and raises: {ERROR_TEXT}",
-            Role.FAILS,
-        ),
-    ]
-    message = (
-        f"`{call_text(step.site.node)}` updates in place the weights that the graph built at "
-        "line {0} saved for backward, and the backward at line {1} reaches that graph in a "
-        f'later iteration: it will raise "{ERROR_TEXT}"; back-propagate before the step, or '
-        "build the graph again after it (detach what carries it across the step)"
+    report_step(
+        interp,
+        origin,
+        step,
+        record.site,
+        built=f"graph built here in iteration 2 and later: `{source_of(origin.site)}` saves "
+        "the module's weights (its input now has history)",
+        fails=f"`{call_text(record.site.node)}` keeps that graph (`retain_graph=True`), "
+        f"reaches it again in the next iteration and raises: {ERROR_TEXT}",
+        reached="in a later iteration",
     )
-    finding = RawFinding(CODE, KIND, message, [built, fails], step.site, steps)
-    interp.reporter.findings.setdefault(finding.key, finding)

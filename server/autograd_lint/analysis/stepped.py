@@ -68,15 +68,25 @@ def ownership_steps(interp, origin: Origin, step: Stepped) -> list[RawStep]:
 def report(interp, call: ast.Call, changed: list[tuple[Origin, Stepped]]) -> None:
     origin, step = min(changed, key=lambda pair: pair[0].seq)
     earlier_pass = origin.context != tuple(interp.context)
-    built = origin.site
-    fails = Site(interp.frame.block, call)
     when = " in iteration 1" if earlier_pass and origin.context else ""
+    report_step(
+        interp,
+        origin,
+        step,
+        Site(interp.frame.block, call),
+        built=f"graph built here{when}: `{source_of(origin.site)}` saves the module's weights",
+        fails=f"`{call_text(call)}` needs the saved weights and raises: {ERROR_TEXT}",
+        reached="in a later iteration" if earlier_pass else "later",
+        chain=interp.call_chain,
+    )
+
+
+def report_step(interp, origin: Origin, step: Stepped, fails_site: Site, *, built: str,
+                fails: str, reached: str, chain=()) -> None:  # fmt: skip
+    """The AG007 of a backward (at `fails_site`) that reaches weights `step` updated in
+    place after `origin` saved them; `built`/`fails` word the two ends of the story."""
     steps = [
-        RawStep(
-            built,
-            f"graph built here{when}: `{source_of(built)}` saves the module's weights",
-            Role.BUILT,
-        ),
+        RawStep(origin.site, built, Role.BUILT),
         *library_note_steps(interp, origin),
         *ownership_steps(interp, origin, step),
         RawStep(
@@ -84,21 +94,14 @@ def report(interp, call: ast.Call, changed: list[tuple[Origin, Stepped]]) -> Non
             f"`{call_text(step.site.node)}` updates those weights in place",
             Role.NOTE,
         ),
+        *call_steps(chain, "the failing backward runs inside"),
+        RawStep(fails_site, fails, Role.FAILS),
     ]
-    steps.extend(call_steps(interp.call_chain, "the failing backward runs inside"))
-    steps.append(
-        RawStep(
-            fails,
-            f"`{call_text(call)}` needs the saved weights and raises: {ERROR_TEXT}",
-            Role.FAILS,
-        )
-    )
-    reached = "in a later iteration" if earlier_pass else "later"
     message = (
         f"`{call_text(step.site.node)}` updates in place the weights that the graph built at "
         f"line {{0}} saved for backward, and the backward at line {{1}} reaches that graph "
         f'{reached}: it will raise "{ERROR_TEXT}"; back-propagate before the step, or build '
         "the graph again after it (detach what carries it across the step)"
     )
-    finding = RawFinding(CODE, KIND, message, [built, fails], step.site, steps)
+    finding = RawFinding(CODE, KIND, message, [origin.site, fails_site], step.site, steps)
     interp.reporter.findings.setdefault(finding.key, finding)
