@@ -72,13 +72,12 @@ sys.path[:0] = [str(ROOT / "tests" / "runtime")]
 from autograd_lint.checker import check_path  # noqa: E402
 from autograd_lint.runtime.cli_options import CONFIRMABLE, DISCOVERY_STEPS  # noqa: E402
 from autograd_lint.runtime.discovery import runtime_findings  # noqa: E402
+from autograd_lint.runtime.matching import failure_verdicts, verdict_for  # noqa: E402
 from autograd_lint.runtime.runner import (  # noqa: E402
     RuntimeOptions,
     child_environment,
-    failure_verdicts,
     harness_command,
     run_harness,
-    verdict_for,
 )
 from autograd_lint.runtime.warm import POOL  # noqa: E402
 

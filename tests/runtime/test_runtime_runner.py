@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from autograd_lint.analysis.model import Finding, Role, Severity, Span, Step
 from autograd_lint.runtime.cli_options import DISCOVERY_STEPS
+from autograd_lint.runtime.matching import verdict_for
 from autograd_lint.runtime.runner import (
     ConfirmationRun,
     RuntimeOptions,
@@ -27,7 +28,6 @@ from autograd_lint.runtime.runner import (
     harness_command,
     options_from_args,
     refusal,
-    verdict_for,
 )
 from runtime_support import SCRIPTS, TIMEOUT_S, findings_for, options, process_gone
 

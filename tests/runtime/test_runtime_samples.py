@@ -14,7 +14,8 @@ from types import SimpleNamespace
 
 import pytest
 from autograd_lint.runtime.growth import growth
-from autograd_lint.runtime.runner import GROWTH_CODES, RuntimeVerdict, confirm
+from autograd_lint.runtime.matching import GROWTH_CODES
+from autograd_lint.runtime.runner import RuntimeVerdict, confirm
 from runtime_support import SAMPLES, findings_for, options
 
 SAMPLE_FILES = sorted(SAMPLES.glob("*.py"))

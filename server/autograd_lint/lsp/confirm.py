@@ -24,7 +24,8 @@ from ..analysis.model import Finding, Span
 from ..fixes.lsp_actions import wanted_kind
 from ..rules import CONFIRMABLE  # the same codes as the command line's --confirm
 from ..runtime.discovery import runtime_findings, training_loops, without_duplicates
-from ..runtime.runner import GROWTH_CODES, confirm_async, verdict_for
+from ..runtime.matching import GROWTH_CODES, verdict_for
+from ..runtime.runner import confirm_async
 from ..runtime.verdict import RuntimeOptions, RuntimeVerdict, format_verdict, refusal
 from ..runtime.warm import POOL as WARM_POOL
 from . import confirm_hover

@@ -30,7 +30,8 @@ def discover_notebook(path: Path, findings: list[Finding], options, always: bool
     check_notebook returns them), and the failing backwards no finding names, each as a
     finding by cell with its verdict. Without findings the cells run only when `always`."""
     from ..runtime.discovery import runtime_findings
-    from ..runtime.runner import confirm, run_harness, verdict_for
+    from ..runtime.matching import verdict_for
+    from ..runtime.runner import confirm, run_harness
     from .check import load, localize, program_of
 
     if findings:

@@ -153,7 +153,8 @@ def _confirm_each(paths, mode, options, verdicts, found) -> None:
     from ..notebook import is_notebook
     from ..notebook.runtime import discover_notebook
     from .discovery import runtime_findings, without_duplicates
-    from .runner import run_harness, verdict_for
+    from .matching import verdict_for
+    from .runner import run_harness
     from .warm import POOL
 
     scripts = set(_scripts_to_run(paths, mode))

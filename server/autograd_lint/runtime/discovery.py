@@ -15,7 +15,7 @@ from dataclasses import replace
 
 from ..analysis.model import Finding, Role, Span, Step
 from ..rules import RULES
-from .runner import _matches, failure_verdicts
+from .matching import failure_verdicts, matches
 from .verdict import RuntimeVerdict
 
 SOURCE = "runtime"
@@ -41,7 +41,7 @@ def runtime_findings(
     lines = source.splitlines()
     out = []
     for failure in failure_verdicts(run):
-        if any(_matches(finding, failure) for finding in static if finding.code in _FAILING):
+        if any(matches(finding, failure) for finding in static if finding.code in _FAILING):
             continue
         finding = _finding(path, lines, failure)
         if finding is not None:

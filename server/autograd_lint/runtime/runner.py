@@ -19,11 +19,10 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import replace
 from pathlib import Path
 
-from ..analysis.model import Finding, Role
-from .growth import growth
+from ..analysis.model import Finding
+from .matching import finding_lines, verdict_for
 from .verdict import (
     REPORT_FIELDS,
     STATUSES,
@@ -43,17 +42,6 @@ EventCallback = Callable[[dict], None] | None
 
 
 # -- one harness run ------------------------------------------------------------------------
-
-
-def finding_lines(finding: Finding) -> set[int]:
-    """Lines a failing backward may be reported at for this finding."""
-    lines = set(range(finding.span.start.line, finding.span.end.line + 1))
-    lines.update(
-        step.span.start.line
-        for step in finding.evidence
-        if step.role is Role.FAILS and not step.path
-    )
-    return lines
 
 
 def script_loops(script: Path) -> set[tuple[int, int]]:
@@ -108,7 +96,7 @@ def _cancel_check(cancel: Cancel) -> Callable[[], bool]:
     return cancel
 
 
-def _kill_group(process: subprocess.Popen) -> None:
+def kill_group(process: subprocess.Popen) -> None:
     if os.name == "posix":
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(process.pid, signal.SIGKILL)
@@ -124,7 +112,7 @@ def _tail(stream) -> str:
     return stream.read().decode("utf-8", errors="replace")
 
 
-class _EventReader(threading.Thread):
+class EventReader(threading.Thread):
     """Reads the harness's JSON lines from the pipe as they come."""
 
     def __init__(self, fd: int, on_event: EventCallback):
@@ -232,7 +220,7 @@ def run_harness(
             if os.name == "posix":
                 os.close(write_fd)
                 os.close(watch_read)
-        reader = _EventReader(read_fd, on_event) if os.name == "posix" else None
+        reader = EventReader(read_fd, on_event) if os.name == "posix" else None
         if reader is not None:
             reader.start()
         if on_start is not None:
@@ -244,7 +232,7 @@ def run_harness(
 
 def _supervise(
     process: subprocess.Popen,
-    reader: _EventReader | None,
+    reader: EventReader | None,
     watch_write: int | None,
     result_file: Path | None,
     options: RuntimeOptions,
@@ -259,7 +247,7 @@ def _supervise(
     with _running(stop):
         stopped = _wait(process, options.timeout_seconds, lambda: stop.is_set() or cancelled())
     # Whatever the outcome, nothing the script started outlives the run.
-    _kill_group(process)
+    kill_group(process)
     process.wait()
     if watch_write is not None:
         os.close(watch_write)
@@ -306,7 +294,7 @@ def stop_all() -> None:
 def _read_result_file(path: Path, on_event: EventCallback) -> list[dict]:
     if not path.exists():
         return []
-    reader = _EventReader(-1, on_event)
+    reader = EventReader(-1, on_event)
     for line in path.read_bytes().splitlines():
         reader._take(line)
     return reader.events
@@ -343,80 +331,6 @@ def _verdict_from(
     else:
         detail = f"harness exited with status {returncode} without a verdict"
     return RuntimeVerdict("error", detail=detail, backward_calls=calls)
-
-
-# -- verdicts per finding -------------------------------------------------------------------
-
-
-# Codes whose claim a run measures rather than stops: a graph that grows every step.
-GROWTH_CODES = frozenset({"AG003", "AG004"})
-FAILURE_FIELDS = (
-    "line", "iteration", "problem", "intercepted", "exception", "node", "built_line",
-    "built_iteration", "freed_line", "freed_iteration", "frames", "loop", "same_step",
-    "after_skip", "repeats", "detail",
-)  # fmt: skip
-
-
-def failure_verdicts(run: RuntimeVerdict) -> list[RuntimeVerdict]:
-    """One verdict per distinct failing backward of a confirmed run, first met first."""
-    if run.status != "confirmed" or run.problem == "growth":
-        return []
-    if not run.failures:
-        return [run]
-    return [
-        replace(run, **{key: failure.get(key) for key in FAILURE_FIELDS if key in failure})
-        for failure in run.failures
-    ]
-
-
-def _matches(finding: Finding, run: RuntimeVerdict) -> bool:
-    lines = finding_lines(finding)
-    if run.line is None or run.line in lines:
-        return True
-    # A backward called in a helper: the finding may sit on the call in the loop.
-    if any(frame.get("line") in lines for frame in run.frames or ()):
-        return True
-    # An AG007 finding sits on the in-place change; the backward that trips over it is
-    # elsewhere, usually later in the same loop.
-    loop = finding.loop
-    in_loop = loop is None or loop.start.line <= run.line <= loop.end.line
-    return finding.code == "AG007" and run.problem == "inplace" and in_loop
-
-
-def verdict_for(finding: Finding, run: RuntimeVerdict) -> RuntimeVerdict:
-    if finding.code in GROWTH_CODES:
-        return growth_verdict(run)
-    if run.status != "confirmed":
-        return replace(run)
-    for failure in failure_verdicts(run):
-        if _matches(finding, failure):
-            return failure
-    return replace(
-        run,
-        status="not-reproduced",
-        detail=(
-            f"not reached: the script stopped at line {run.line}, where another backward "
-            f"failed ({run.detail})"
-        ),
-    )
-
-
-def growth_verdict(run: RuntimeVerdict) -> RuntimeVerdict:
-    """AG003/AG004 claim that a graph grows every step: confirmed when a measured one did."""
-    if run.status == "error" and not run.steps:
-        return replace(run)
-    grew = growth(run.steps)
-    if grew is not None:
-        return replace(
-            run, status="confirmed", problem="growth", line=grew.line, detail=grew.message()
-        )
-    calls = len(run.steps)
-    return replace(
-        run,
-        status="not-reproduced",
-        problem=None,
-        detail=f"not reproduced: no graph grew at every step over {calls} backward calls",
-    )
 
 
 def confirm(

@@ -36,7 +36,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from .runner import HARNESS, _EventReader, _kill_group, child_environment
+from .runner import HARNESS, EventReader, child_environment, kill_group
 
 # How many warm children one process keeps (each holds an interpreter with torch loaded).
 MAX_CHILDREN = 2
@@ -89,7 +89,7 @@ def child_key(script: Path, options) -> tuple:
     )
 
 
-class _WarmReader(_EventReader):
+class _WarmReader(EventReader):
     """Reads a warm child's result pipe from its start: its `warm-ready` event is kept
     here; every later event goes to the run that took the child, as a cold run's do."""
 
@@ -191,7 +191,7 @@ class WarmChild:
 
     def discard(self) -> None:
         """Ends an unused child and everything it started."""
-        _kill_group(self.process)
+        kill_group(self.process)
         self.process.wait()
         with contextlib.suppress(OSError):
             os.close(self.watch_write)
