@@ -77,8 +77,12 @@ def library_module(qualified_class: str, node: ast.AST, context) -> Val:
 
 
 def _classes(qualified: str):
-    """(module name, module tree, path, class node) of the class and its bases."""
-    if not qualified or qualified.partition(".")[0] in NOT_ASKED:
+    """(module name, module tree, path, class node) of the class and its bases.
+
+    torch's own classes are read too: a library model's `nn.Embedding` is found by its
+    `__init__`'s `self.weight = Parameter(...)` like any library layer (skipping torch left
+    the weight of a loaded BERT's word embeddings a value without history)."""
+    if not qualified:
         return []
     summaries = current_summaries()
     found = []
