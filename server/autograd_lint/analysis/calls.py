@@ -495,7 +495,7 @@ class CallMixin:
                     value = self.call_module(node, part, [value])
             finally:
                 self.receivers.pop()
-            return value
+            return self.run_added_modules(node, module, value)  # `add_module` after building
         origins = EMPTY.union(*(a.origins for a in args), module.origins)
         built = self.new_origin(node, leaf=False)
         self.note_weights_saved(built, node.func, module, args)
