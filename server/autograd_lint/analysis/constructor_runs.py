@@ -25,7 +25,8 @@ import dataclasses
 # every root already), the root's own (replaced when the method's frame is entered), and
 # the two checked to be empty, which a new interpreter starts empty.
 NOT_COPIED = frozenset(
-    {"classes", "instances", "roles", "frame", "state", "active", "reporter", "lifetimes"}
+    {"classes", "instances", "roles", "class_table", "frame", "state", "active", "reporter"}
+    | {"lifetimes"}
 )
 MUST_BE_EMPTY = ("context", "loop_frames", "call_chain", "receivers")
 REPORTER_STATE = {"findings", "reported_roots"}  # a Reporter's; both empty to be kept

@@ -28,6 +28,7 @@ from .constructor_runs import ConstructorRuns
 from .guessed_parameters import rests_on_guess
 from .interp import Interpreter
 from .model import Finding, Role, Severity, Span, Step
+from .parameter_classes import ClassTable
 from .program import Program, is_relevant, parameter_names
 from .report import NOT_ANALYSED, RawFinding, Reporter
 from .values import EMPTY, Site
@@ -308,6 +309,7 @@ def analyze_blocks(blocks: list[Block], cache: AnalysisCache | None, program: Pr
     globals_env = {**globals_env, **program.definitions}
 
     constructors = ConstructorRuns()  # a class's `__init__`, run once for its method roots
+    class_table = ClassTable(program.classes)  # for the roots' parameters
     for fn in program.relevant_functions():
         if id(fn.node) in run_in_context:
             # The module's own code called it, with the values it really passes: alone, its
@@ -321,6 +323,7 @@ def analyze_blocks(blocks: list[Block], cache: AnalysisCache | None, program: Pr
 
         def run(reporter, fn=fn):
             interp = Interpreter(program.classes, reporter, instances, program.roles)
+            interp.class_table = class_table
             interp.run_root_function(fn, globals_env, constructors)
             escaping = frozenset().union(*(v.origins for v in interp.frame.returns))
             raws = interp.lifetimes.finish(interp, escaping, parameter_names(fn.node))

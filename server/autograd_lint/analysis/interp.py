@@ -28,7 +28,7 @@ from .library_submodules import LibrarySubmoduleMixin
 from .lifetimes import LifetimeTracker
 from .loops import LoopFrame, LoopMixin
 from .module_globals import globals_for
-from .parameter_classes import parameter_class
+from .parameter_classes import ClassTable, parameter_class
 from .reparametrized import ReparametrizedMixin
 from .saved_tensors import SavedTensorsMixin
 from .setup_methods import setup_methods
@@ -113,6 +113,8 @@ class Interpreter(
         self.weight_saves: dict[Origin, frozenset] = {}
         self.receivers: list = []
         self.guessed = GuessedParameters()  # root parameters whose class is read from calls
+        # What root parameters' classes are read from; the engine shares one per program.
+        self.class_table = ClassTable(classes)
         self.call_site: ast.AST | None = None  # the module call being run (layer state)
         self.inlined_functions: set[int] = set()  # ids of the definitions run in context
         self.no_guesses = False  # True: unbound parameters are plain values, not name guesses
@@ -224,7 +226,7 @@ class Interpreter(
     def root_parameter(self, fn: FunctionRef, param: ast.arg) -> Val:
         """A root's parameter: an instance of the file's class its annotation or its calls
         show (parameter_classes.py), built as a caller would; else what its uses say."""
-        info = parameter_class(fn.node, param, self.classes)
+        info = parameter_class(fn.node, param, self.classes, self.class_table)
         if info is None:
             return self.parameter_default(param.arg)
         construct = ast.copy_location(ast.Call(ast.Name(info.name, ast.Load()), [], []), info.node)
