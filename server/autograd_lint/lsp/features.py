@@ -222,6 +222,7 @@ def exit_now(ls, params) -> None:
     # Freeing every document's trees at interpreter exit takes seconds with many files
     # open, and the editor waits for it; every message has been written and flushed.
     sys.stderr.flush()
+    ls.dump_profile()
     os._exit(0 if ls.protocol._shutdown else 1)
 
 

@@ -16,6 +16,7 @@ import inspect
 import itertools
 import json
 import logging
+import os
 import sys
 import threading
 import time
@@ -175,6 +176,13 @@ class AutogradLintServer(LanguageServer):
         # Runtime verdicts shown on the diagnostics (confirm.Confirmations), once registered.
         self.confirmations = None
         self.collector = Collector()
+        self.profile = None  # (cProfile.Profile, where to write it): see PROFILE_ENV
+
+    def dump_profile(self) -> None:
+        if self.profile is not None:
+            profile, target = self.profile
+            profile.disable()
+            profile.dump_stats(target)
 
     # -- logging ----------------------------------------------------------------------
 
@@ -474,9 +482,27 @@ def create_server() -> AutogradLintServer:
     return server
 
 
+# A developer's switch: AUTOGRAD_LINT_PROFILE=PREFIX profiles the server from start to
+# `exit` and writes PREFIX.<pid>.prof (pstats), to see where a keystroke's time goes in
+# the real process (bench/latency.py passes the environment through).
+PROFILE_ENV = "AUTOGRAD_LINT_PROFILE"
+
+
+def _start_profile():
+    prefix = os.environ.get(PROFILE_ENV)
+    if not prefix:
+        return None
+    import cProfile
+
+    profile = cProfile.Profile()
+    profile.enable()
+    return profile, f"{prefix}.{os.getpid()}.prof"
+
+
 def main(args=None) -> int:
     """Entry point of `autograd-lint lsp`: stdio, or TCP when `args.tcp` is given."""
     server = create_server()
+    server.profile = _start_profile()
     server.collector.freeze_startup()
     handler = _ForwardErrors(server)
     logging.getLogger("autograd_lint").addHandler(handler)

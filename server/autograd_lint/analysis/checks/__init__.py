@@ -39,14 +39,13 @@ def run_checks(blocks: list[Block], path: str = "", cache: dict | None = None) -
         cache["scopes"] = current
     if not scopes:
         return []
+    wants = [_wants(scope.text) for scope in scopes]
+    facts = per_block.facts(blocks) if any(w[0] for w in wants) else None
+    optimizers = per_block.optimizers(blocks) if any(w[2] for w in wants) else None
+    relevance = _Relevance(cache, facts, optimizers)
     findings: list[Finding] = []
-    facts = optimizers = None
-    for scope in scopes:
+    for scope, (zero, _data, inplace_wanted) in zip(scopes, wants, strict=True):
         text = scope.text
-        if facts is None and zero_grad.wanted(text):
-            facts = per_block.facts(blocks)
-        if optimizers is None and inplace.wanted(text):
-            optimizers = per_block.optimizers(blocks)
         first = scope.items[0][0] if scope.items else None
         key = (
             scope.kind,
@@ -54,8 +53,8 @@ def run_checks(blocks: list[Block], path: str = "", cache: dict | None = None) -
             first.key if first is not None else None,
             # Module code spans many blocks, each free to move: recheck it when one does.
             tuple(b.start for b, _ in scope.items) if scope.kind == "module" else None,
-            *_relevant(text, facts, optimizers),
-            per_block.imports(blocks),
+            relevance.of(text, zero, inplace_wanted),
+            per_block.alias_token,
         )
         cached = previous.get(key)
         start = first.start if first is not None else 0
@@ -69,27 +68,43 @@ def run_checks(blocks: list[Block], path: str = "", cache: dict | None = None) -
     return findings
 
 
+class _Parts:
+    """What the checkers take from one block, computed when first asked for. `facts`,
+    `constructed` and `optimized` depend on the file's imports as well as the block."""
+
+    __slots__ = ("block", "scopes", "facts", "constructed", "optimized")
+
+    def __init__(self, block: Block):
+        self.block = block
+        self.scopes = self.facts = self.constructed = self.optimized = None
+
+
 class _PerBlock:
-    """File-wide inputs of the checkers, assembled from per-block parts kept by block key."""
+    """File-wide inputs of the checkers, assembled from per-block parts.
+
+    The parts are kept by block object (the blocks an edit did not touch are the same
+    objects from run to run: one dict lookup each), and the import-dependent ones also
+    by block text for a block re-made with the same text. Those are dropped when the
+    file's imports change, which the alias token (part of every scope's key) counts."""
 
     def __init__(self, cache: dict | None):
-        self.memo = cache.setdefault("blocks", {}) if cache is not None else {}
-        self.used: dict = {}
+        self.cache = cache if cache is not None else {}
+        self.previous: dict[int, _Parts] = self.cache.get("parts", {})
+        self.by_text: dict[int, _Parts] = self.cache.get("parts by text", {})
+        self.parts: dict[int, _Parts] = {}
+        self.cache["parts"] = self.parts  # keep only what this run used
         self.aliases: dict[str, str] | None = None  # the file's imports, read when needed
-        self.alias_key: tuple = ()
+        self.alias_token = self.cache.get("alias token", (None, 0))[1]
         self.words: frozenset[str] = frozenset()
-        if cache is not None:
-            cache["blocks"] = self.used  # keep only what this run used
+        self.imported: list[_Parts] | None = None  # every block's, once per run
 
-    def part(self, kind, block: Block, compute):
-        # Scopes hold their block: identical blocks (same key) must not share them.
-        key = (kind, block.key, id(block) if kind == "scopes" else None)
-        found = self.used.get(key)  # asked twice in one run (facts and optimizers)
+    def of(self, block: Block) -> _Parts:
+        found = self.parts.get(id(block))
         if found is None:
-            found = self.memo.get(key)
-        if found is None:
-            found = compute()
-        self.used[key] = found
+            found = self.previous.get(id(block))
+            if found is None or found.block is not block:
+                found = _Parts(block)
+            self.parts[id(block)] = found
         return found
 
     def scopes(self, blocks: list[Block]) -> list[Scope]:
@@ -97,9 +112,10 @@ class _PerBlock:
         for block in blocks:
             if block.error is not None or not block.statements:
                 continue
-            functions.extend(
-                self.part("scopes", block, lambda b=block: function_scopes(b, _wanted))
-            )
+            parts = self.of(block)
+            if parts.scopes is None:
+                parts.scopes = function_scopes(block, _wanted)
+            functions.extend(parts.scopes)
             code = [st for st in block.statements if not isinstance(st, DEFINITIONS)]
             if code:
                 module_items.extend((block, statement) for statement in code)
@@ -109,65 +125,176 @@ class _PerBlock:
             functions.insert(0, Scope("module", module_items, text))
         return functions
 
-    def imports(self, blocks: list[Block]) -> tuple:
-        if self.aliases is None:
-            self.aliases = roles.import_aliases(blocks)
-            self.alias_key = tuple(sorted(self.aliases.items()))
-            self.words = constructors.spellings(self.aliases)
-        return self.alias_key
+    def imports(self, blocks: list[Block]) -> None:
+        if self.aliases is not None:
+            return
+        self.aliases = roles.import_aliases(blocks)
+        self.words = constructors.spellings(self.aliases)
+        alias_key = tuple(sorted(self.aliases.items()))
+        last_key, token = self.cache.get("alias token", (None, 0))
+        if alias_key != last_key:
+            # Other imports: what a callee is changes, so does every import-dependent part.
+            token += 1
+            self.cache["alias token"] = (alias_key, token)
+            for parts in (*self.previous.values(), *self.parts.values()):
+                parts.facts = parts.constructed = parts.optimized = None
+            self.by_text = {}
+        self.alias_token = token
+        self.cache["parts by text"] = self.by_text
 
-    def constructed(self, block: Block, blocks: list[Block]) -> list:
-        """The optimizers and grad scalers the block builds (constructors.py). What a
-        callee is depends on the file's imports: they are part of the key."""
+    def _imported(self, blocks: list[Block]) -> list[_Parts]:
+        """Every block's parts with what it constructs; the import-dependent parts of a
+        block of the same text are taken when this object has none yet."""
+        if self.imported is not None:
+            return self.imported
         self.imports(blocks)
-        return self.part(
-            ("constructed", self.alias_key),
-            block,
-            lambda: constructors.block_constructed(block, self.aliases, self.words),
-        )
+        self.imported = []
+        for block in blocks:
+            parts = self.of(block)
+            if parts.constructed is None:
+                same = self.by_text.get(block.key)
+                if same is not None and same.block.text == block.text:
+                    parts.facts, parts.constructed = same.facts, same.constructed
+                    parts.optimized = same.optimized
+                else:
+                    parts.constructed = constructors.block_constructed(
+                        block, self.aliases, self.words
+                    )
+                self.by_text[block.key] = parts
+            self.imported.append(parts)
+        return self.imported
 
     def facts(self, blocks: list[Block]) -> zero_grad_facts.FileFacts:
-        parts = [
-            self.part(
-                ("facts", self.imports(blocks)),
-                b,
-                lambda b=b: zero_grad_facts.file_facts([b], self.constructed(b, blocks)),
-            )
-            for b in blocks
-        ]
-        return zero_grad_facts.FileFacts.merge(parts)
+        found = []
+        for parts in self._imported(blocks):
+            if parts.facts is None:
+                parts.facts = zero_grad_facts.file_facts([parts.block], parts.constructed)
+            found.append(parts.facts)
+        return zero_grad_facts.FileFacts.merge(found)
 
     def optimizers(self, blocks: list[Block]) -> dict:
         merged: dict[str, frozenset] = {}
-        for block in blocks:
-            for name, models in inplace.optimized_models(self.constructed(block, blocks)).items():
+        for parts in self._imported(blocks):
+            if parts.optimized is None:
+                parts.optimized = inplace.optimized_models(parts.constructed)
+            for name, models in parts.optimized.items():
                 merged[name] = merged.get(name, frozenset()) | models
         return merged
+
+
+_WANTS: dict[str, tuple[bool, bool, bool]] = {}  # scope text -> which checkers want it
+
+
+def _wants(text: str) -> tuple[bool, bool, bool]:
+    found = _WANTS.get(text)
+    if found is None:
+        if len(_WANTS) > 20_000:
+            _WANTS.clear()
+        found = _WANTS[text] = (
+            zero_grad.wanted(text),
+            data_attr.wanted(text),
+            inplace.wanted(text),
+        )
+    return found
 
 
 _NAMES: dict[str, frozenset] = {}  # scope text -> identifiers in it (scopes outlive edits)
 
 
-def _relevant(text: str, facts, optimizers) -> tuple:
-    """The part of the file-wide facts a scope can see: the names its text mentions.
-
-    A half-typed line elsewhere in the file changes the facts for a moment; scopes that
-    do not name what changed keep their cached findings.
-    """
+def _names_of(text: str) -> frozenset[str]:
     names = _NAMES.get(text)
     if names is None:
         if len(_NAMES) > 20_000:
             _NAMES.clear()
         names = _NAMES[text] = frozenset(IDENTIFIER.findall(text))
-    seen_facts = None
-    if facts is not None:
-        seen_facts = (facts.optimizers & names, facts.clearing_key(names))
-    seen_optimizers = None
-    if optimizers:
-        seen_optimizers = tuple(
-            sorted((k, v) for k, v in optimizers.items() if k in names or v & names)
-        )
-    return seen_facts, seen_optimizers
+    return names
+
+
+class _Relevance:
+    """The part of the file-wide facts a scope can see: what they say of the names its
+    text mentions (AG005 reads the facts, AG007 the optimizers' models).
+
+    A half-typed line elsewhere in the file changes the facts for a moment; scopes that
+    do not name what changed keep their cached findings. Each run also keeps every
+    scope's answer and the facts it came from: the next run finds which names the facts
+    say something new about, and a scope that names none of them takes its last answer
+    instead of reading the facts again (an edit inside one function changes the facts of
+    that function's names only)."""
+
+    def __init__(self, cache: dict | None, facts, optimizers):
+        self.facts, self.optimizers = facts, optimizers
+        last = cache.get("relevance") if cache is not None else None
+        digest = _digest(facts, optimizers)
+        self.answers: dict = {}
+        self.last_answers: dict = {}
+        self.changed: frozenset[str] | None = None  # None: every name
+        if last is not None:
+            last_digest, self.last_answers = last
+            self.changed = _changed_names(last_digest, digest)
+        if cache is not None:
+            cache["relevance"] = (digest, self.answers)
+
+    def of(self, text: str, zero: bool, inplace_wanted: bool) -> tuple:
+        query = (text, zero, inplace_wanted)
+        found = self.answers.get(query)
+        if found is not None:
+            return found
+        names = _names_of(text)
+        found = self.last_answers.get(query)
+        if found is None or self.changed is None or not names.isdisjoint(self.changed):
+            found = self._compute(names, zero, inplace_wanted)
+        self.answers[query] = found
+        return found
+
+    def _compute(self, names: frozenset[str], zero: bool, inplace_wanted: bool) -> tuple:
+        facts, optimizers = self.facts, self.optimizers
+        seen_facts = None
+        if zero and facts is not None:
+            seen_facts = (
+                facts.optimizers & names,
+                facts.scalers & names,
+                facts.clearing_key(names),
+            )
+        seen_optimizers = None
+        if inplace_wanted and optimizers:
+            seen_optimizers = tuple(
+                sorted((k, v) for k, v in optimizers.items() if k in names or v & names)
+            )
+        return seen_facts, seen_optimizers
+
+
+def _digest(facts, optimizers) -> tuple:
+    """What the scopes' answers are made of, by name: (optimizers, scalers, defined
+    functions, candidate clearing functions -> their blocks, optimizer -> its models)."""
+    if facts is None:
+        fact_parts = (frozenset(), frozenset(), frozenset(), {})
+    else:
+        candidates = {
+            name: tuple(key for key, _ in found) for name, found in facts.candidates.items()
+        }
+        fact_parts = (facts.optimizers, facts.scalers, facts.defined, candidates)
+    return (facts is None, optimizers is None, *fact_parts, dict(optimizers or {}))
+
+
+def _changed_names(last: tuple, now: tuple) -> frozenset[str] | None:
+    """The names about which `now` says something else than `last`; None (every name)
+    when the facts or the optimizers were not gathered in one of the two runs."""
+    if last[:2] != now[:2]:
+        return None
+    changed: set[str] = set()
+    for before, after in zip(last[2:5], now[2:5], strict=True):
+        if before is not after:
+            changed |= before ^ after
+    for before, after in ((last[5], now[5]), (last[6], now[6])):
+        for name in before.keys() | after.keys():
+            old, new = before.get(name), after.get(name)
+            if old != new:
+                changed.add(name)
+                if isinstance(old, frozenset):  # an optimizer's models: their names too
+                    changed |= old
+                if isinstance(new, frozenset):
+                    changed |= new
+    return frozenset(changed)
 
 
 LINE_REFERENCE = re.compile(r"\b(line )(\d+)")
