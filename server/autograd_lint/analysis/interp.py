@@ -141,7 +141,9 @@ class Interpreter(
         self, node: ast.AST, leaf: bool, label: str | None = None, assumed: bool = False
     ) -> Origin:
         self.seq = next_creation()
-        calls = tuple(id(site.node) for site in self.call_chain)
+        # Most origins are made outside any inlined call: no generator for an empty chain.
+        chain = self.call_chain
+        calls = tuple([id(site.node) for site in chain]) if chain else ()
         context = tuple(self.context)
         return Origin(self.site(node), context, leaf, self.seq, label or "", calls, assumed)
 

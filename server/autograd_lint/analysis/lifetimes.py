@@ -19,7 +19,7 @@ from .report import (
     RawFinding,
     RawStep,
     call_text,
-    names_read_before_written,
+    loop_state_names,
     rule_message,
     source_of,
 )
@@ -108,8 +108,7 @@ class LifetimeTracker:
             if not p2:
                 continue
             if live is None:
-                body = getattr(loop.node, "body", None)
-                live = names_read_before_written(body if isinstance(body, list) else [])
+                live = loop_state_names(loop.node)
             if name not in live:
                 continue
             key = (id(binding.site.node), name)

@@ -8,6 +8,7 @@ when the blocks around them move.
 from __future__ import annotations
 
 import ast
+import weakref
 from dataclasses import dataclass, field
 
 from .call_notes import call_note, library_step
@@ -102,6 +103,20 @@ def _file_line(site: Site) -> int:
 
 def source_of_node(node: ast.AST) -> str:
     return source_of(Site(None, node))
+
+
+def loop_state_names(loop: ast.AST) -> frozenset[str]:
+    """`names_read_before_written` of a loop's body, kept while its tree lives: every pass
+    of the loop, in every root that runs it, asks it again at its end."""
+    found = _LOOP_STATE_NAMES.get(loop)
+    if found is None:
+        body = getattr(loop, "body", None)
+        found = frozenset(names_read_before_written(body if isinstance(body, list) else []))
+        _LOOP_STATE_NAMES[loop] = found
+    return found
+
+
+_LOOP_STATE_NAMES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def names_read_before_written(loop_body: list[ast.stmt]) -> set[str]:
@@ -287,8 +302,7 @@ class Reporter:
         state = loop_frame.entry if hoisted else loop_frame.pass1_end
         if state is None:
             return []
-        body = getattr(loop_frame.node, "body", None)
-        live = names_read_before_written(body if isinstance(body, list) else [])
+        live = loop_state_names(loop_frame.node)
         found = []
         for name, binding in state.env.items():
             if binding.site is None or not (binding.val.origins & stale):
