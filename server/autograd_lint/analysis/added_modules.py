@@ -32,7 +32,9 @@ class AddedModuleMixin:
 
     def add_module_part(self, node: ast.Call, owner: ast.AST, container: Val, args) -> None:
         """`container.add_module(name, module)` of a module of the file: remembered."""
-        if self.state is None or len(args) < 2 or len(node.args) + len(node.keywords) < 2:
+        # `args` has one value per written argument (calls.eval_arguments); torch needs
+        # both, the name and the module (`add_module(module=m)` raises a TypeError).
+        if self.state is None or len(args) < 2:
             return
         keywords = dict(zip([k.arg for k in node.keywords], args[len(node.args) :]))
         module = args[1] if len(node.args) >= 2 else keywords.get("module")

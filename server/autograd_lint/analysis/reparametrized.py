@@ -24,7 +24,7 @@ import functools
 
 from .library_distributions import Note
 from .library_fits import cited_site
-from .values import NOTHING, Binding
+from .values import CONTAINER, NOTHING, Binding
 
 REPARAMETRIZED = "<reparametrized>"  # heap attribute: the module's weight is recomputed
 
@@ -37,11 +37,16 @@ class ReparametrizedMixin:
 
     def note_reparametrized(self, node: ast.Call, row, args: list) -> None:
         """`spectral_norm(layer)`: from now on `layer` computes its weight at each call."""
-        if row.effect("reparametrizes-weight") is None or self.state is None:
+        if row.effect("reparametrizes-weight") is None or self.state is None or not node.args:
             return
-        if not node.args or not args or isinstance(node.args[0], ast.Starred):
-            return
-        key = self.module_key(node.args[0], args[0])
+        layer = args[0]  # one value per written argument (calls.eval_arguments)
+        if isinstance(node.args[0], ast.Starred):
+            # `spectral_norm(*(layer, "weight"))`: torch's first argument is the unpacked
+            # sequence's first element, known when the sequence's parts are.
+            if layer.kind != CONTAINER or not layer.parts:
+                return
+            layer = layer.parts[0]
+        key = self.module_key(node.args[0], layer)
         if key is None:
             return
         self.state.heap[(key, REPARAMETRIZED)] = Binding(NOTHING, self.site(node))
