@@ -67,3 +67,5 @@ def test_the_first_open_breakdown_times_every_phase_of_a_real_open():
         numbers["evidence of definitions"]
         <= numbers["analysis roots"] + numbers["pattern checks (AG005-AG007)"]
     )
+    # The roots' own work: what is left of them once the evidence they asked for is taken out.
+    assert 0 < numbers["analysis roots less its evidence"] < numbers["analysis roots"]
