@@ -216,3 +216,47 @@ def test_typing_odd_lines_gives_the_fresh_answer_after_every_keystroke():
         for step, text in enumerate(typing_session(seed)):
             cached = as_tuples(analyze(text, "f.py", cache=cache))
             assert cached == as_tuples(analyze(text, "f.py")), (seed, step)
+
+
+CALLS_A_HELPER = """import torch
+
+def step(model, batches):
+    hidden = None
+    for x, y in batches:
+        out, hidden = carry(model, x, hidden)
+        loss = (out - y).pow(2).mean()
+        loss.backward()
+
+
+def carrx(model, x, hidden):
+    out, hidden = model(x, hidden)
+    return out, hidden.detach()
+
+
+def unrelated():
+    return 1
+"""
+
+
+def test_a_definition_renamed_into_a_called_name_reruns_its_callers():
+    """The roots' dependency closures are kept from run to run (Program): a block edited
+    into the definer of a name a loop calls (`carrx` renamed `carry`, which detaches the
+    state), or one whose body a reached block's changes, is followed again; the cached
+    answer equals a fresh one at every step."""
+    versions = [
+        CALLS_A_HELPER,
+        CALLS_A_HELPER.replace("def carrx", "def carr"),
+        CALLS_A_HELPER.replace("def carrx", "def carry"),  # now `step` detaches: no AG001
+        CALLS_A_HELPER.replace("def carrx", "def carry").replace("return 1", "return 2"),
+        CALLS_A_HELPER.replace("def carrx", "def carry").replace("hidden.detach()", "hidden"),
+        CALLS_A_HELPER.replace("def carrx", "def carr").replace("hidden.detach()", "hidden"),
+        CALLS_A_HELPER.replace("def carrx", "def carry").replace("def unrelated", "def carrx"),
+    ]
+    cache = AnalysisCache()
+    answers = []
+    for text in versions:
+        cached = as_tuples(analyze(text, "f.py", cache=cache))
+        assert cached == as_tuples(analyze(text, "f.py")), text
+        answers.append([code for code, *_ in cached])
+    assert answers[:3] == [["AG001"], ["AG001"], []]  # the rename decides
+    assert answers[4] == ["AG001"]  # carry no longer detaches: the state carries the graph

@@ -20,6 +20,7 @@ from .values import CLASS, FUNC, NAMESPACE, Binding, Site, Val
 
 BACKWARD_MARKERS = ("backward", "autograd")
 DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+CLOSURES = "closures"  # the key of the last run's dependency closures in Program's memo
 
 
 def is_relevant(text: str) -> bool:
@@ -47,10 +48,13 @@ class Program:
         defined_classes = []
         previous = memo if memo is not None else {}
         current = {}
+        added_names: set[str] = set()  # what the blocks new to this run define
         for block in self.blocks:
             kept = previous.get(id(block))
             parts = kept[1] if kept is not None and kept[0] is block else _definitions_of(block)
             current[id(block)] = (block, parts)
+            if kept is None or kept[0] is not block:
+                added_names |= _definer_names(parts)
             for name in parts.defines:
                 self.definers.setdefault(name, []).append(block)
             for name, binding in parts.bindings:
@@ -74,10 +78,20 @@ class Program:
         aliases = import_aliases(self.blocks) if defined_classes else None  # what bases are
         for info in defined_classes:  # a class defined twice: both copies
             info.link_bases(self.classes, aliases)
+        self._closures: dict[tuple, tuple[frozenset, frozenset]] = {}
+        self._last_closures: dict = {}
+        self._gone: frozenset[int] = frozenset()
         if memo is not None:
+            last_closures = previous.pop(CLOSURES, {})
+            gone = [i for i, kept in previous.items() if current.get(i, (None,))[0] is not kept[0]]
+            gone_names = set().union(*(_definer_names(previous[i][1]) for i in gone))
+            if added_names <= gone_names:
+                # The blocks new to this run define nothing the ones they replace did not:
+                # a closure that reached none of those is still the closure (see dependencies).
+                self._last_closures, self._gone = last_closures, frozenset(gone)
             memo.clear()
             memo.update(current)
-        self._closures: dict[tuple, frozenset] = {}
+            memo[CLOSURES] = self._closures
 
     @functools.cached_property
     def roles(self) -> Roles:
@@ -120,8 +134,17 @@ class Program:
         """Keys of every definition block reachable by name from `blocks` (and theirs)."""
         memo = tuple(id(b) for b in blocks)
         found = self._closures.get(memo)
-        if found is not None:
-            return found
+        if found is None:
+            # Last run's closure from the same blocks, when no block it reached is gone
+            # (edited, removed): the names it met still have the same definers.
+            found = self._last_closures.get(memo)
+            if found is None or not found[1].isdisjoint(self._gone):
+                found = self._closure(blocks)
+            self._closures[memo] = found
+        return found[0]
+
+    def _closure(self, blocks: tuple[Block, ...]) -> tuple[frozenset, frozenset]:
+        """(the keys of the blocks reachable from `blocks`, their ids)."""
         seen = {id(b): b for b in blocks}
         todo = list(blocks)
         defined = self.definers.keys()
@@ -132,9 +155,7 @@ class Program:
                     if id(definer) not in seen:
                         seen[id(definer)] = definer
                         todo.append(definer)
-        found = frozenset(b.key for b in seen.values())
-        self._closures[memo] = found
-        return found
+        return frozenset(b.key for b in seen.values()), frozenset(seen)
 
     def relevant_functions(self) -> list[FunctionRef]:
         """Functions that call backward, and (three levels of) functions that call them."""
@@ -151,6 +172,16 @@ class Program:
             if not grew:
                 break
         return [fn for fn in self.functions if id(fn) in relevant]
+
+
+def _definer_names(parts: BlockDefinitions) -> set[str]:
+    """The names a block is a definer of (see Program.definers)."""
+    names = set(parts.defines)
+    for _, binding in parts.bindings:
+        if binding is not None and binding.val.kind == CLASS:
+            methods = binding.val.ref.methods
+            names.update(m for m in methods if may_be_run_by_name(m) and m not in parts.defines)
+    return names
 
 
 class BlockDefinitions(NamedTuple):
