@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import logging
 import os
+import time
 from pathlib import Path
 
 from .analysis.modules import ModuleSummary, summarize
@@ -23,6 +24,8 @@ from .environment import Environment, find_python
 from .library_summaries import LibrarySummaries
 
 log = logging.getLogger(__name__)
+
+PATHS_SECONDS = 2.0  # how long Workspace.module_path trusts an answer
 
 
 class Workspace:
@@ -42,6 +45,7 @@ class Workspace:
         self._summaries: dict[str, ModuleSummary] = {}
         self._building: set[str] = set()
         self._importers: dict[str, set[str]] = {}  # imported path -> importing paths
+        self._paths: dict[tuple, tuple[Path | None, float]] = {}  # see module_path
 
     # -- resolving ------------------------------------------------------------------------
     def resolve(self, module: str, level: int, from_path: str) -> ModuleSummary | None:
@@ -70,6 +74,21 @@ class Workspace:
         return summary
 
     def module_path(self, module: str, level: int, from_path: str) -> Path | None:
+        """The project file an import names (None: not a project file), remembered: the
+        language server asks again on every keystroke, and finding that `import torch` is
+        no project file took ~40 stat calls for a file's imports. The memo is dropped when
+        a file opens, closes or changes on disk (`changed`), and an answer is asked again
+        once PATHS_SECONDS old, for a file made where no editor tells the server."""
+        key = (module, level, from_path)
+        now = time.monotonic()
+        found = self._paths.get(key)
+        if found is not None and now - found[1] < PATHS_SECONDS:
+            return found[0]
+        path = self._module_path(module, level, from_path)
+        self._paths[key] = (path, now)
+        return path
+
+    def _module_path(self, module: str, level: int, from_path: str) -> Path | None:
         parts = [p for p in module.split(".") if p]
         if level:
             base = Path(from_path).resolve().parent
@@ -148,6 +167,8 @@ class Workspace:
         may change too.
         """
         key = str(Path(path).resolve())
+        if text is None or key not in self.overlays:
+            self._paths.clear()  # opened, closed, or on disk: files may have come or gone
         if text is None:
             self.overlays.pop(key, None)
         else:
