@@ -325,20 +325,29 @@ class AutogradLintServer(LanguageServer):
     def _diagnostics(self, document: Document, findings) -> list[types.Diagnostic]:
         lines = document.line_index(self.encoding)
         # An edit inside one function leaves the other findings as they were: reuse their
-        # diagnostics (their lines' text is in the key, as it decides the columns).
-        converted = {}
+        # diagnostics when the finding is the same (most often the very object) and so is
+        # the text of its lines, which decides the columns. Looked up by place, not by the
+        # finding's own hash: hashing ~100 findings with their evidence took longer than
+        # the rest of this.
+        previous, converted, diagnostics = document.converted, {}, []
         other_file = self._other_file_lines(document)
         for index, finding in enumerate(findings):
-            key = (index, finding, lines.texts(finding))
-            converted[key] = document.converted.get(key) or to_diagnostic(
-                finding,
-                index,
-                lines,
-                document.uri,
-                related_information=self.related_information,
-                other_file=other_file,
-            )
-        diagnostics = list(converted.values())
+            key = (index, finding.code, finding.span)
+            texts = lines.texts(finding)
+            kept = previous.get(key)
+            if kept is not None and (kept[0] is finding or kept[0] == finding) and kept[1] == texts:
+                diagnostic = kept[2]
+            else:
+                diagnostic = to_diagnostic(
+                    finding,
+                    index,
+                    lines,
+                    document.uri,
+                    related_information=self.related_information,
+                    other_file=other_file,
+                )
+            converted[key] = (finding, texts, diagnostic)
+            diagnostics.append(diagnostic)
         if self.confirmations is not None:
             diagnostics = self.confirmations.decorate(document, findings, lines, diagnostics)
         document.converted = converted
