@@ -28,6 +28,7 @@ from .constructor_runs import ConstructorRuns
 from .guessed_parameters import rests_on_guess
 from .interp import Interpreter
 from .model import Finding, Role, Severity, Span, Step
+from .nothing_to_check import parses_with_nothing_to_check
 from .parameter_classes import ClassTable
 from .program import Program, is_relevant, parameter_names
 from .report import NOT_ANALYSED, RawFinding, Reporter
@@ -202,6 +203,8 @@ def analyze(
         source = source.replace("\x00", " ")
     source, cut_off = head_of(source, MAX_ANALYSED_LINES)
     lines = split_lines(source)
+    if cache is None and parses_with_nothing_to_check(source):  # no tree needed
+        return [stopped_notice(len(lines) - 1, cut_off, path)] if cut_off else []
     if cache is not None:
         blocks = cache.update_blocks(source, lines, path)
     else:
