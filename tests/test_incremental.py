@@ -60,8 +60,8 @@ def test_an_edit_inside_one_function_reruns_only_that_function():
     )
     again = analyze(edited, "f.py", cache=cache)
     assert as_tuples(again) == as_tuples(first)
-    # the edited block and the one above it (an indented line typed below a block joins it)
-    assert cache.stats["blocks_parsed"] - before["blocks_parsed"] == 2
+    # the edited block alone: the change lies below its first line, so it is its own
+    assert cache.stats["blocks_parsed"] - before["blocks_parsed"] == 1
     # only helper_7 runs again: the module's code and the 19 other functions are reused
     assert cache.stats["roots_run"] - before["roots_run"] == 1
     assert cache.stats["roots_reused"] - before["roots_reused"] == 20
@@ -260,3 +260,18 @@ def test_a_definition_renamed_into_a_called_name_reruns_its_callers():
         answers.append([code for code, *_ in cached])
     assert answers[:3] == [["AG001"], ["AG001"], []]  # the rename decides
     assert answers[4] == ["AG001"]  # carry no longer detaches: the state carries the graph
+
+
+def test_a_line_typed_below_a_block_is_parsed_with_it():
+    """An indented line typed between two functions belongs to the one above: that block
+    is parsed again with it (a change inside the next block's body leaves this one be)."""
+    cache = AnalysisCache()
+    source = many_functions(3)
+    analyze(source, "f.py", cache=cache)
+    before = cache.stats["blocks_parsed"]
+    body_end = "        loss.backward()\n\n\ndef helper_1"
+    typed = source.replace(body_end, "        loss.backward()\n    hidden = None\n\n\ndef helper_1")
+    assert as_tuples(analyze(typed, "f.py", cache=cache)) == as_tuples(analyze(typed, "f.py"))
+    assert cache.stats["blocks_parsed"] - before == 1
+    assert cache.blocks[1].text.startswith("def helper_0")
+    assert cache.blocks[1].text.endswith("loss.backward()\n    hidden = None")

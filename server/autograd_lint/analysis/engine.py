@@ -111,8 +111,10 @@ class AnalysisCache:
         first_unchanged_old = len(old) - suffix
         delta = len(new) - len(old)
         before = [b for b in self.blocks if b.end <= prefix]
-        if before:
+        following = self.blocks[len(before)] if len(before) < len(self.blocks) else None
+        if before and (following is None or following.start - 1 >= prefix):
             # An indented line typed below a block may belong to it: parse them together.
+            # A change below the first line of the next block is that block's own.
             before.pop()
         after = [b for b in self.blocks if b.start - 1 >= first_unchanged_old]
         begin = before[-1].end if before else 0
