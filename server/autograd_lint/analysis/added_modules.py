@@ -51,8 +51,10 @@ class AddedModuleMixin:
     def run_added_modules(self, node: ast.Call, container: Val, value: Val) -> Val:
         """Calling the container runs the file's modules added to it, after the others
         (their input is the container's value so far), in the order they were added."""
+        if self.state is None or not self.containers_with_added:
+            return value  # most code adds none: no key to work out at every module call
         key = self.module_key(node.func, container)
-        if self.state is None or key not in self.containers_with_added:
+        if key not in self.containers_with_added:
             return value
         added = [
             binding

@@ -120,10 +120,11 @@ class CallMixin:
         dotted = dotted_name(func)
         if dotted is not None and self.lookup(dotted.partition(".")[0]) is None:
             # `torch.x(...)`, `F.x(...)`, `nn.X(...)`, `np.x(...)`: a library namespace.
+            # (call_namespace answers None before it evaluates anything: the name is still
+            # unbound below.)
             namespace_val = self.call_namespace(node, dotted)
             if namespace_val is not None:
                 return namespace_val
-        if dotted is not None and self.lookup(dotted.partition(".")[0]) is None:
             library = self.library_call(node, self.qualified(dotted))
             if library is not None:
                 return library
