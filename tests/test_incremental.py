@@ -275,3 +275,48 @@ def test_a_line_typed_below_a_block_is_parsed_with_it():
     assert cache.stats["blocks_parsed"] - before == 1
     assert cache.blocks[1].text.startswith("def helper_0")
     assert cache.blocks[1].text.endswith("loss.backward()\n    hidden = None")
+
+
+PASSES_THE_LOSS_ON = """import torch
+
+
+def warm_up(model, x):
+    model(x).sum().backward()
+
+
+def propagate(loss):
+    return loss
+
+
+def outer(model, batches):
+    hidden = None
+    for x, y in batches:
+        out, hidden = model(x, hidden)
+        propagate((out - y).pow(2).mean())
+"""
+
+
+def test_a_helper_that_starts_calling_backward_makes_its_caller_a_root_again():
+    """Which functions are analysis roots is kept from run to run (Program) while the
+    edited functions stay the same in what decides it; `propagate` typed into a backward
+    makes `outer`, which calls it, a root (AG001: its state carries the graph), and so
+    does `outer` calling it again after a misspelt call."""
+    propagating = PASSES_THE_LOSS_ON.replace("    return loss", "    loss.backward()")
+    misspelt = "propagat((out"  # the call no longer names the helper
+    versions = [
+        PASSES_THE_LOSS_ON,
+        PASSES_THE_LOSS_ON.replace("return loss", "return loss  # typing"),
+        propagating,
+        propagating.replace("loss.backward()", "loss.backward()  # typing"),
+        PASSES_THE_LOSS_ON.replace("propagate((out", misspelt),
+        propagating.replace("propagate((out", misspelt),
+        propagating,  # only the caller's text changed: it names the helper again
+        PASSES_THE_LOSS_ON,
+    ]
+    cache = AnalysisCache()
+    answers = []
+    for text in versions:
+        cached = as_tuples(analyze(text, "f.py", cache=cache))
+        assert cached == as_tuples(analyze(text, "f.py")), text
+        answers.append([code for code, *_ in cached])
+    assert answers == [[], [], ["AG001"], ["AG001"], [], [], ["AG001"], []]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import functools
+from collections import Counter
 from typing import NamedTuple
 
 from .blocks import IDENTIFIER, Block
@@ -21,6 +22,7 @@ from .values import CLASS, FUNC, NAMESPACE, Binding, Site, Val
 BACKWARD_MARKERS = ("backward", "autograd")
 DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 CLOSURES = "closures"  # the key of the last run's dependency closures in Program's memo
+RELEVANT = "relevant"  # and of its relevant functions (ids) with the names of all functions
 
 
 def is_relevant(text: str) -> bool:
@@ -49,12 +51,14 @@ class Program:
         previous = memo if memo is not None else {}
         current = {}
         added_names: set[str] = set()  # what the blocks new to this run define
+        added_functions: list[FunctionRef] = []
         for block in self.blocks:
             kept = previous.get(id(block))
             parts = kept[1] if kept is not None and kept[0] is block else _definitions_of(block)
             current[id(block)] = (block, parts)
             if kept is None or kept[0] is not block:
                 added_names |= _definer_names(parts)
+                added_functions.extend(parts.functions)
             for name in parts.defines:
                 self.definers.setdefault(name, []).append(block)
             for name, binding in parts.bindings:
@@ -81,14 +85,23 @@ class Program:
         self._closures: dict[tuple, tuple[frozenset, frozenset]] = {}
         self._last_closures: dict = {}
         self._gone: frozenset[int] = frozenset()
+        self._memo = memo
+        self._relevance_change = None
         if memo is not None:
             last_closures = previous.pop(CLOSURES, {})
+            last_relevant = previous.pop(RELEVANT, None)
             gone = [i for i, kept in previous.items() if current.get(i, (None,))[0] is not kept[0]]
             gone_names = set().union(*(_definer_names(previous[i][1]) for i in gone))
-            if added_names <= gone_names:
-                # The blocks new to this run define nothing the ones they replace did not:
-                # a closure that reached none of those is still the closure (see dependencies).
-                self._last_closures, self._gone = last_closures, frozenset(gone)
+            # A closure that reached no block gone (edited, removed) is still the closure,
+            # unless it reached a block that names what only a new block defines.
+            new_names = added_names - gone_names
+            touching = [
+                id(b) for b in self.blocks if new_names and not b.names.isdisjoint(new_names)
+            ]
+            self._last_closures, self._gone = last_closures, frozenset(gone + touching)
+            if last_relevant is not None:
+                gone_functions = [fn for i in gone for fn in previous[i][1].functions]
+                self._relevance_change = (last_relevant, gone_functions, added_functions)
             memo.clear()
             memo.update(current)
             memo[CLOSURES] = self._closures
@@ -159,6 +172,40 @@ class Program:
 
     def relevant_functions(self) -> list[FunctionRef]:
         """Functions that call backward, and (three levels of) functions that call them."""
+        names = frozenset(fn.node.name for fn in self.functions)
+        found = self._relevant_as_before(names)
+        if found is None:
+            found = self._relevant_functions()
+        if self._memo is not None:
+            self._memo[RELEVANT] = (frozenset(id(fn) for fn in found), names)
+        return found
+
+    def _relevant_as_before(self, names: frozenset[str]) -> list[FunctionRef] | None:
+        """Last run's answer, when the functions new to this run are, as a multiset, the
+        ones gone in what decides it (name, own text relevant, the function names their
+        text mentions): the same question then, each new one answered as its gone twin."""
+        if self._relevance_change is None:
+            return None
+        (last_ids, last_names), gone, added = self._relevance_change
+        if names != last_names or len(gone) != len(added):
+            return None
+
+        def signature(fn: FunctionRef) -> tuple:
+            relevant, mentioned = _text_facts(fn)
+            return fn.node.name, relevant, mentioned & names
+
+        answers = {signature(fn): id(fn) in last_ids for fn in gone}
+        added_answers = {}
+        for fn in added:
+            answer = answers.get(signature(fn))
+            if answer is None:
+                return None
+            added_answers[id(fn)] = answer
+        if Counter(map(signature, gone)) != Counter(map(signature, added)):
+            return None
+        return [fn for fn in self.functions if added_answers.get(id(fn), id(fn) in last_ids)]
+
+    def _relevant_functions(self) -> list[FunctionRef]:
         names_of = {id(fn): function_names(fn) for fn in self.functions}
         relevant = {id(fn) for fn in self.functions if function_is_relevant(fn)}
         names = {fn.node.name for fn in self.functions if id(fn) in relevant}
