@@ -64,6 +64,54 @@ def test_import_aliases_skip_only_blocks_without_an_import(source):
     assert roles.import_aliases(blocks) == walked
 
 
+# One local name imported in every kind of statement body: the first in walk's order wins.
+NESTED_IMPORTS = """
+class Holder:
+    def load(self, x, paths):
+        try:
+            import numpy as np
+        except ImportError:
+            import jax.numpy as np
+        else:
+            from torch import nn
+        finally:
+            import torch.nn as nn
+        with open(paths[0]) as handle:
+            from array import array as np
+        match x:
+            case 1:
+                import cupy as np
+        for path in paths:
+            if path:
+                import a.b as np
+            else:
+                from c import d as nn
+        return handle
+"""
+
+
+def test_the_statements_under_a_statement_are_walks_statements_in_its_order():
+    for name, tree in [("nested imports", ast.parse(NESTED_IMPORTS)), *trees()]:
+        for statement in tree.body:
+            expected = [n for n in walk(statement) if isinstance(n, roles.STATEMENT_HOLDERS)]
+            assert roles._statements_under(statement) == expected, name
+
+
+def test_nested_imports_give_the_aliases_a_walk_of_every_node_gives():
+    statements = ast.parse(NESTED_IMPORTS).body
+    walked: dict[str, str] = {}
+    for node in walk(statements[0]):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                local = alias.asname or alias.name.partition(".")[0]
+                walked.setdefault(local, alias.name if alias.asname else local)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            for alias in node.names:
+                walked.setdefault(alias.asname or alias.name, f"{node.module}.{alias.name}")
+    assert roles._block_aliases(statements) == walked
+    assert list(walked.items())[:2] == [("np", "numpy"), ("nn", "torch.nn")]
+
+
 def test_the_aliases_of_the_shapes_are_found():
     blocks = build_blocks(SHAPES, split_lines(SHAPES))
     aliases = roles.import_aliases(blocks)

@@ -71,7 +71,7 @@ def import_aliases(blocks) -> dict[str, str]:
 def _block_aliases(statements) -> dict[str, str]:
     aliases: dict[str, str] = {}
     for statement in statements:
-        for node in walk(statement) if not isinstance(statement, ast.Import) else [statement]:
+        for node in _statements_under(statement):
             if isinstance(node, ast.Import):
                 for alias in node.names:
                     local = alias.asname or alias.name.partition(".")[0]
@@ -80,6 +80,24 @@ def _block_aliases(statements) -> dict[str, str]:
                 for alias in node.names:
                     aliases.setdefault(alias.asname or alias.name, f"{node.module}.{alias.name}")
     return aliases
+
+
+# What holds statements: an import is a statement, found only in the statement lists of
+# these (never inside an expression).
+STATEMENT_HOLDERS = (ast.stmt, ast.excepthandler, ast.match_case)
+
+
+def _statements_under(statement: ast.stmt) -> list[ast.AST]:
+    """`statement` and every statement (and except clause, and match case) inside it, in
+    `walk`'s order less the expressions: walking those cost four times as much, for the
+    imports of the file's classes and functions."""
+    nodes = [statement]
+    for node in nodes:  # a list's iterator sees what is appended behind it: breadth first
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if value.__class__ is list and value and isinstance(value[0], STATEMENT_HOLDERS):
+                nodes.extend(value)
+    return nodes
 
 
 def qualify(dotted: str, aliases: dict[str, str]) -> str:
