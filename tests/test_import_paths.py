@@ -47,3 +47,21 @@ def test_an_old_answer_is_asked_again_without_any_notification(tmp_path, monkeyp
     (tmp_path / "models.py").write_text(MODELS)
     monkeypatch.setattr(workspace_module, "PATHS_SECONDS", 0.0)
     assert project.resolve("models", 0, str(train)) is not None
+
+
+def test_the_files_of_one_folder_ask_once_and_a_linked_file_asks_from_its_target(tmp_path):
+    (tmp_path / "models.py").write_text(MODELS)
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "models.py").write_text(MODELS)
+    train, evaluate = tmp_path / "train.py", tmp_path / "evaluate.py"
+    linked = tmp_path / "linked.py"
+    linked.symlink_to(other / "script.py")  # imports resolve from the target's folder
+    project = Workspace(tmp_path)
+    asked = []
+    module_path = project._module_path
+    project._module_path = lambda *args: asked.append(args[::2]) or module_path(*args)
+    found = [project.resolve("models", 0, str(p)) for p in (train, evaluate, linked)]
+    assert [f for m, f in asked if m == "models"] == [str(train), str(linked)]
+    assert found[0] is found[1] and found[0].path == str((tmp_path / "models.py").resolve())
+    assert found[2].path == str((other / "models.py").resolve())

@@ -46,13 +46,14 @@ class Workspace:
         self._building: set[str] = set()
         self._importers: dict[str, set[str]] = {}  # imported path -> importing paths
         self._paths: dict[tuple, tuple[Path | None, float]] = {}  # see module_path
+        self._resolved: dict[str, tuple[str, float]] = {}  # importing file -> resolved path
 
     # -- resolving ------------------------------------------------------------------------
     def resolve(self, module: str, level: int, from_path: str) -> ModuleSummary | None:
         target = self.module_path(module, level, from_path)
         if target is None:
             return None
-        self._importers.setdefault(str(target), set()).add(str(Path(from_path).resolve()))
+        self._importers.setdefault(str(target), set()).add(self._resolved_path(from_path))
         return self.summary_of(target)
 
     def summary_of(self, target: Path) -> ModuleSummary | None:
@@ -79,14 +80,26 @@ class Workspace:
         no project file took ~40 stat calls for a file's imports. The memo is dropped when
         a file opens, closes or changes on disk (`changed`), and an answer is asked again
         once PATHS_SECONDS old, for a file made where no editor tells the server."""
-        key = (module, level, from_path)
         now = time.monotonic()
+        # Where an import leads depends on the folder of the importing file: the files of
+        # one folder (a CLI run checks them all) ask once.
+        key = (module, level, os.path.dirname(self._resolved_path(from_path, now)))
         found = self._paths.get(key)
         if found is not None and now - found[1] < PATHS_SECONDS:
             return found[0]
         path = self._module_path(module, level, from_path)
         self._paths[key] = (path, now)
         return path
+
+    def _resolved_path(self, path: str, now: float | None = None) -> str:
+        """`path` with links followed, remembered as module_path's answers are."""
+        now = time.monotonic() if now is None else now
+        found = self._resolved.get(path)
+        if found is not None and now - found[1] < PATHS_SECONDS:
+            return found[0]
+        resolved = str(Path(path).resolve())
+        self._resolved[path] = (resolved, now)
+        return resolved
 
     def _module_path(self, module: str, level: int, from_path: str) -> Path | None:
         parts = [p for p in module.split(".") if p]
@@ -169,6 +182,7 @@ class Workspace:
         key = str(Path(path).resolve())
         if text is None or key not in self.overlays:
             self._paths.clear()  # opened, closed, or on disk: files may have come or gone
+            self._resolved.clear()
         if text is None:
             self.overlays.pop(key, None)
         else:
