@@ -72,11 +72,12 @@ class _Parts:
     """What the checkers take from one block, computed when first asked for. `facts`,
     `constructed` and `optimized` depend on the file's imports as well as the block."""
 
-    __slots__ = ("block", "scopes", "facts", "constructed", "optimized")
+    __slots__ = ("block", "scopes", "code", "facts", "constructed", "optimized")
 
     def __init__(self, block: Block):
         self.block = block
         self.scopes = self.facts = self.constructed = self.optimized = None
+        self.code: list = []  # its statements that are module code (not definitions)
 
 
 class _PerBlock:
@@ -97,28 +98,29 @@ class _PerBlock:
         self.alias_token = self.cache.get("alias token", (None, 0))[1]
         self.words: frozenset[str] = frozenset()
         self.imported: list[_Parts] | None = None  # every block's, once per run
+        self.listed: list[_Parts] = []  # every block's parts, in order (see scopes)
 
     def of(self, block: Block) -> _Parts:
-        found = self.parts.get(id(block))
-        if found is None:
-            found = self.previous.get(id(block))
-            if found is None or found.block is not block:
-                found = _Parts(block)
-            self.parts[id(block)] = found
+        found = self.previous.get(id(block))
+        if found is None or found.block is not block:
+            found = _Parts(block)
+        self.parts[id(block)] = found
         return found
 
     def scopes(self, blocks: list[Block]) -> list[Scope]:
+        """Called first in a run: it looks up every block's parts."""
         module_items, module_texts, functions = [], [], []
-        for block in blocks:
+        self.listed = [self.of(block) for block in blocks]
+        for parts in self.listed:
+            block = parts.block
             if block.error is not None or not block.statements:
                 continue
-            parts = self.of(block)
             if parts.scopes is None:
                 parts.scopes = function_scopes(block, _wanted)
+                parts.code = [st for st in block.statements if not isinstance(st, DEFINITIONS)]
             functions.extend(parts.scopes)
-            code = [st for st in block.statements if not isinstance(st, DEFINITIONS)]
-            if code:
-                module_items.extend((block, statement) for statement in code)
+            if parts.code:
+                module_items.extend((block, statement) for statement in parts.code)
                 module_texts.append(block.text)
         text = "\n".join(module_texts)
         if module_items and _wanted(text):
@@ -149,8 +151,8 @@ class _PerBlock:
             return self.imported
         self.imports(blocks)
         self.imported = []
-        for block in blocks:
-            parts = self.of(block)
+        for parts in self.listed:
+            block = parts.block
             if parts.constructed is None:
                 same = self.by_text.get(block.key)
                 if same is not None and same.block.text == block.text:
