@@ -32,6 +32,12 @@ from autograd_lint.workspace import Workspace
 # (label, owner, attribute): what each phase's timer wraps.
 PHASES = (
     ("parsing (ast.parse of files and of imported modules)", blocks, "parse"),
+    # Files no rule looks at are only checked for parsing (analysis/nothing_to_check.py).
+    (
+        "short cut: rule triggers, symtable where none (no tree)",
+        engine,
+        "parses_with_nothing_to_check",
+    ),
     ("project summaries (imported modules, parse included)", Workspace, "summary_of"),
     ("interpreter (analysis roots of back-propagating files)", engine, "analyze_blocks"),
     ("pattern checkers (AG005-AG007)", engine, "run_checks"),
