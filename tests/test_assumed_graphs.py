@@ -9,7 +9,6 @@ float. Taken for a tensor with history, it was an AG003 "collects autograd histo
 from __future__ import annotations
 
 import subprocess
-import sys
 
 from autograd_lint.analysis import analyze
 
@@ -34,9 +33,9 @@ def test_a_value_read_off_an_unknown_calls_result_is_not_accumulated_history():
     assert [f.code for f in analyze(LOGS_LEARNING_RATE, "train.py")] == []
 
 
-def test_torch_keeps_a_float_there():
+def test_torch_keeps_a_float_there(torch_python):
     done = subprocess.run(
-        [sys.executable, "-c", LOGS_LEARNING_RATE], capture_output=True, timeout=120
+        [torch_python, "-c", LOGS_LEARNING_RATE], capture_output=True, timeout=120
     )
     assert done.returncode == 0, done.stderr.decode()
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 import textwrap
 
 import pytest
@@ -97,7 +96,7 @@ RAISES = {"inner graph, two passes", "inner graph, imported base"}
 
 
 @pytest.fixture(scope="module")
-def torch_outcomes(tmp_path_factory) -> dict[str, str]:
+def torch_outcomes(tmp_path_factory, torch_python) -> dict[str, str]:
     folder = tmp_path_factory.mktemp("custom_functions")
     (folder / "programs.json").write_text(json.dumps(PROGRAMS), encoding="utf-8")
     runner = (
@@ -112,7 +111,7 @@ def torch_outcomes(tmp_path_factory) -> dict[str, str]:
         "print(json.dumps(out))\n"
     )
     done = subprocess.run(
-        [sys.executable, "-c", runner, str(folder / "programs.json")],
+        [torch_python, "-c", runner, str(folder / "programs.json")],
         capture_output=True,
         text=True,
         timeout=300,

@@ -149,14 +149,13 @@ if __name__ == "__main__":
 """
 
 
-def test_a_framework_driver_batch_decides_no_batch_index_branch() -> None:
+def test_a_framework_driver_batch_decides_no_batch_index_branch(torch_python) -> None:
     # Lightning's driver stands for every batch: `if batch_idx == 0:` must stay undecided,
     # so the loss kept from the first batch is carried into the second (Lightning raises).
     import subprocess
-    import sys
 
     done = subprocess.run(
-        [sys.executable, "-c", ANCHORED], capture_output=True, text=True, timeout=300
+        [torch_python, "-c", ANCHORED], capture_output=True, text=True, timeout=300
     )
     assert "backward through the graph a second time" in done.stderr
     line = next(n for n, t in enumerate(ANCHORED.splitlines(), 1) if "0.1 * self.anchor" in t)

@@ -250,14 +250,13 @@ def test_each_annotated_parameter_is_its_own_object() -> None:
     assert codes(FOUR_ANNOTATED) == []
 
 
-def test_the_four_parameters_program_trains_under_torch() -> None:
+def test_the_four_parameters_program_trains_under_torch(torch_python) -> None:
     import subprocess
-    import sys
 
     program = FOUR_ANNOTATED + (
         "net = Keeper()\n"
         "opt = torch.optim.SGD(net.parameters(), lr=0.1)\n"
         "train(Plain(), net, Plain(), net, [torch.randn(1, 3, requires_grad=True) for _ in range(3)], opt)\n"
     )
-    done = subprocess.run([sys.executable, "-c", program], capture_output=True, timeout=120)
+    done = subprocess.run([torch_python, "-c", program], capture_output=True, timeout=120)
     assert done.returncode == 0, done.stderr.decode()

@@ -10,7 +10,6 @@ a graph built once before the loop, and the loop an AG001 it does not have.
 from __future__ import annotations
 
 import subprocess
-import sys
 
 from autograd_lint.analysis import analyze
 
@@ -44,9 +43,9 @@ def test_a_batch_drawn_with_next_from_an_unseen_callable_is_data():
     assert [f.code for f in analyze(TRAIN, "train.py")] == []
 
 
-def test_the_completed_program_trains_without_error():
+def test_the_completed_program_trains_without_error(torch_python):
     program = TRAIN.replace("\n\ndef train(", SAMPLE_DATA + "\n\ndef train(", 1)
-    done = subprocess.run([sys.executable, "-c", program], capture_output=True, timeout=120)
+    done = subprocess.run([torch_python, "-c", program], capture_output=True, timeout=120)
     assert done.returncode == 0, done.stderr.decode()
 
 
@@ -80,10 +79,10 @@ def test_an_imported_function_whose_result_reaches_a_backward_is_no_module():
     assert [f.code for f in analyze(IMPORTED_PREPROCESS, "train.py")] == []
 
 
-def test_the_program_with_a_data_preprocess_trains_without_error(tmp_path):
+def test_the_program_with_a_data_preprocess_trains_without_error(tmp_path, torch_python):
     (tmp_path / "batchprep.py").write_text("def preprocess(batch):\n    return batch * 2\n")
     done = subprocess.run(
-        [sys.executable, "-c", IMPORTED_PREPROCESS], capture_output=True, timeout=120,
+        [torch_python, "-c", IMPORTED_PREPROCESS], capture_output=True, timeout=120,
         cwd=tmp_path,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr.decode()
@@ -120,11 +119,11 @@ def test_a_parameter_takes_no_evidence_from_a_global_of_its_name():
     assert [f.code for f in analyze(renamed, "step.py")] == []
 
 
-def test_the_step_with_a_plain_function_for_its_parameter_trains_without_error():
+def test_the_step_with_a_plain_function_for_its_parameter_trains_without_error(torch_python):
     program = PARAMETER_NAMESAKE + (
         "head = nn.Linear(3, 1)\n"
         "opt = torch.optim.SGD(head.parameters(), lr=0.1)\n"
         "train_step(torch.tanh, head, opt, torch.randn(4, 3))\n"
     )
-    done = subprocess.run([sys.executable, "-c", program], capture_output=True, timeout=120)
+    done = subprocess.run([torch_python, "-c", program], capture_output=True, timeout=120)
     assert done.returncode == 0, done.stderr.decode()

@@ -3,7 +3,6 @@
 import io
 import json
 import subprocess
-import sys
 from contextlib import redirect_stdout
 from pathlib import Path
 
@@ -52,7 +51,7 @@ def test_command_line_and_editor_confirm_the_same_codes():
     assert {code for code, rule in RULES.items() if rule.confirmable} == CONFIRMABLE
 
 
-def test_confirmable_means_the_invalid_examples_raise_under_torch():
+def test_confirmable_means_the_invalid_examples_raise_under_torch(torch_python):
     """Ground truth for `confirmable`: the harness can only confirm a backward that raises.
 
     Every INVALID example of AG001-AG007 runs in one torch process; it raises exactly when
@@ -66,7 +65,7 @@ def test_confirmable_means_the_invalid_examples_raise_under_torch():
         for source in module.INVALID
     ]
     proc = subprocess.run(
-        [sys.executable, "-c", RUNNER],
+        [torch_python, "-c", RUNNER],
         input=json.dumps([source for _, source in cases]),
         capture_output=True,
         text=True,

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 
 import pytest
 from autograd_lint.analysis import AnalysisCache, Role, analyze
@@ -62,10 +61,10 @@ def codes(text: str) -> list[tuple[str, int]]:
     return [(f.code, f.span.start.line) for f in analyze(text, "step.py") if f.code != "AG000"]
 
 
-def raises(text: str, tmp_path) -> bool:
+def raises(text: str, tmp_path, python: str) -> bool:
     path = tmp_path / "step.py"
     path.write_text(text, encoding="utf-8")
-    run = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=120)
+    run = subprocess.run([python, str(path)], capture_output=True, text=True, timeout=120)
     assert run.returncode == 0 or FREED in run.stderr, run.stderr
     return run.returncode != 0
 
@@ -77,9 +76,9 @@ def failing_line(text: str) -> int:
 @pytest.mark.parametrize(
     "helper, other", [(BACKWARD, ""), (THROUGH_SELF, RELEASE)], ids=["direct", "through-self"]
 )
-def test_the_sole_definers_backward_is_seen_by_the_caller(helper, other, tmp_path):
+def test_the_sole_definers_backward_is_seen_by_the_caller(helper, other, tmp_path, torch_python):
     text = PROGRAM.format(helper=helper, other=other)
-    assert raises(text, tmp_path)
+    assert raises(text, tmp_path, torch_python)
     assert codes(text) == [("AG002", failing_line(text))]
     finding = next(f for f in analyze(text, "step.py") if f.code == "AG002")
     calls = [s.message for s in finding.steps(Role.CALL)]
@@ -103,19 +102,19 @@ RECEIVERS = {
 
 
 @pytest.mark.parametrize("receiver", sorted(RECEIVERS))
-def test_a_receiver_that_is_no_name_runs_the_sole_definer_too(receiver, tmp_path):
+def test_a_receiver_that_is_no_name_runs_the_sole_definer_too(receiver, tmp_path, torch_python):
     text = PROGRAM.format(helper=BACKWARD, other="")
     for old, new in RECEIVERS[receiver]:
         assert old in text
         text = text.replace(old, new, 1)
-    assert raises(text, tmp_path)
+    assert raises(text, tmp_path, torch_python)
     assert codes(text) == [("AG002", failing_line(text))]
 
 
-def test_two_definers_leave_the_call_unknown(tmp_path):
+def test_two_definers_leave_the_call_unknown(tmp_path, torch_python):
     # Which class runs is decided at run time: here Paired, but nothing we read says so.
     text = PROGRAM.format(helper=BACKWARD, other=SECOND_DEFINER)
-    assert raises(text, tmp_path)
+    assert raises(text, tmp_path, torch_python)
     assert codes(text) == []
 
 
@@ -137,9 +136,9 @@ def test_the_editor_cache_follows_a_second_definer_coming_and_going():
     assert cached_codes(two, one) == codes(one)
 
 
-def test_a_method_without_backward_is_not_run(tmp_path):
+def test_a_method_without_backward_is_not_run(tmp_path, torch_python):
     text = PROGRAM.format(helper="pass", other="")
-    assert not raises(text, tmp_path)
+    assert not raises(text, tmp_path, torch_python)
     assert codes(text) == []
 
 
@@ -159,7 +158,8 @@ def test_torch_method_names_are_never_resolved():
 
 
 # In a process of its own: libraries other tests import (the suite loads dozens) may add
-# attributes to torch's classes, and the table is about torch's own.
+# attributes to torch's classes, and the table is about torch's own. The warm interpreter's
+# runs are forked from a process that imported torch and nothing else.
 TORCH_NAMES_PROGRAM = """
 import json, torch
 classes = (torch.nn.Module, torch.optim.Optimizer, torch.Tensor,
@@ -168,10 +168,10 @@ print(json.dumps(sorted({n for c in classes for n in dir(c) if not n.startswith(
 """
 
 
-def test_the_torch_names_are_those_of_the_installed_torch():
+def test_the_torch_names_are_those_of_the_installed_torch(torch_python):
     pytest.importorskip("torch")
     done = subprocess.run(
-        [sys.executable, "-c", TORCH_NAMES_PROGRAM], capture_output=True, text=True, timeout=120
+        [torch_python, "-c", TORCH_NAMES_PROGRAM], capture_output=True, text=True, timeout=120
     )
     assert done.returncode == 0, done.stderr
     assert set(json.loads(done.stdout)) == TORCH_OBJECT_NAMES
