@@ -19,9 +19,6 @@ import cProfile
 import pstats
 import sys
 import time
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from autograd_lint.lsp.server import create_server
 from latency import keystrokes, parses_after_each, percentile, training_file, typing_broken

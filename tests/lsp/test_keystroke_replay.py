@@ -10,6 +10,7 @@ compared with what a new server publishes when it opens that version's text.
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import json
 import sys
 from pathlib import Path
@@ -17,10 +18,24 @@ from pathlib import Path
 import pytest
 
 BENCH = Path(__file__).resolve().parents[2] / "bench"
-sys.path.insert(0, str(BENCH))
 
-import keystroke_profile  # noqa: E402
-from latency import keystrokes, parses_after_each, training_file, typing_broken  # noqa: E402
+
+def bench_module(name: str):
+    """A bench script as a module, without bench/ on sys.path (its fuzz.py would hide
+    the tests' fuzz package from the other test files of this process)."""
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, BENCH / f"{name}.py")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return sys.modules[name]
+
+
+bench_module("machine_load")  # what latency.py imports
+latency = bench_module("latency")
+keystroke_profile = bench_module("keystroke_profile")
+keystrokes, parses_after_each = latency.keystrokes, latency.parses_after_each
+training_file, typing_broken = latency.training_file, latency.typing_broken
 
 URI = "file:///replay/train.py"
 

@@ -119,8 +119,9 @@ class AutogradLintProtocol(LanguageServerProtocol):
         yield self.fm.features[types.TEXT_DOCUMENT_DID_CLOSE], (params,), None
 
     def to_json(self, value) -> str:
-        """An lsprotocol value as JSON text, as pygls would send it."""
-        return json.dumps(self._converter.unstructure(value))
+        """An lsprotocol value as JSON text, as pygls would send it, without the blanks
+        after separators (a tenth of a publish of ~100 diagnostics with their evidence)."""
+        return json.dumps(self._converter.unstructure(value), separators=(",", ":"))
 
     def notify_json(self, method: str, params_json: str) -> None:
         """A notification whose params are JSON text already, framed and written as
@@ -452,10 +453,10 @@ class AutogradLintServer(LanguageServer):
             current[id(diagnostic)] = text
             parts.append(text[1])
         document.diagnostics_json = current
-        version = "" if document.version is None else f', "version": {int(document.version)}'
+        version = "" if document.version is None else f',"version":{int(document.version)}'
         self.protocol.notify_json(
             types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS,
-            f'{{"uri": {json.dumps(document.uri)}{version}, "diagnostics": [{", ".join(parts)}]}}',
+            f'{{"uri":{json.dumps(document.uri)}{version},"diagnostics":[{",".join(parts)}]}}',
         )
 
     def on_analysis_error(self, message: str) -> None:
