@@ -32,6 +32,7 @@ from . import __version__
 from .analysis.model import Finding, Position, Role, Severity, Span, Step
 from .checker import read_python_file
 from .config import DEFAULT_MAX_FILE_SIZE
+from .resolved_paths import FolderResolver
 
 CACHE_DIR_NAME = ".autograd-lint-cache"
 MAX_ENTRIES = 50_000  # per analyzer key; a few hundred bytes to a few KB each
@@ -127,6 +128,7 @@ class ResultCache:
         self.context = context  # the run's options that change findings (the interpreter)
         self._hashes: dict[str, str | None] = {}  # path -> content hash, once per run
         self._resolved: dict[str, str] = {}  # path -> its resolved path, once per run
+        self._folders = FolderResolver()
         self.hits = self.misses = 0
         self._prepared = False
 
@@ -198,7 +200,7 @@ class ResultCache:
         key = str(path)
         found = self._resolved.get(key)
         if found is None:
-            found = self._resolved[key] = str(Path(path).resolve())
+            found = self._resolved[key] = str(self._folders.resolve(Path(path)))
         return found
 
     def _entry_path(self, path: Path, settings) -> Path:

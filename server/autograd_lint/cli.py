@@ -29,6 +29,7 @@ from .jobs import FileTask, check_files, default_jobs
 from .notebook import is_notebook
 from .notebook.check import check_notebook
 from .output import FORMATS, Report
+from .resolved_paths import FolderResolver
 from .rules import RULES
 from .runtime.cli_options import add_cli_arguments as add_runtime_arguments
 from .runtime.cli_options import confirm_check
@@ -199,6 +200,7 @@ def run_check(args: argparse.Namespace) -> int:
     seen: set[Path] = set()
     checked: list[Path] = []  # as shown; --confirm=always runs each of them
     workspaces: dict[Path, Workspace] = {}
+    folders = FolderResolver()  # a run's files are resolved a folder at a time
     tasks: list[FileTask] = []
     try:
         for path in paths:
@@ -209,7 +211,7 @@ def run_check(args: argparse.Namespace) -> int:
                 workspaces[root] = Workspace(root, settings.max_file_size, args.python)
             workspace = workspaces[root]
             for file in iter_python_files(path, settings):
-                identity = _identity(file)
+                identity = _identity(file, folders)
                 if identity in seen:
                     continue
                 seen.add(identity)
@@ -278,10 +280,10 @@ def _result_cache(args: argparse.Namespace, paths: list[Path]) -> ResultCache:
     return ResultCache(base / directory, repr(args.python), settings.max_file_size)
 
 
-def _identity(path: Path) -> Path:
+def _identity(path: Path, folders: FolderResolver) -> Path:
     """The file a path names, to check each once; a symlink loop names only itself."""
     try:
-        return path.resolve()
+        return folders.resolve(path)
     except (OSError, RuntimeError):  # RuntimeError: a symlink loop, before Python 3.13
         return path.absolute()
 
