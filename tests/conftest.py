@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 from warm_python import WarmPython
 
@@ -31,3 +33,13 @@ def torch_python():
     """
     with WarmPython() as warm:
         yield str(warm.shim)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _close_the_warm_language_server():
+    """Ends the warm interpreter the language-server tests fork their servers from
+    (tests/lsp/lsp_helpers.py), if a test of this session started it."""
+    yield
+    helpers = sys.modules.get("lsp_helpers")
+    if helpers is not None:
+        helpers.close_warm_interpreter()

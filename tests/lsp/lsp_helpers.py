@@ -57,7 +57,39 @@ def make_client() -> RecordingClient:
     return client
 
 
-CONFIG = ClientServerConfig(server_command=SERVER_COMMAND, client_factory=make_client)
+class WarmServerConfig(ClientServerConfig):
+    """Starts `python -m autograd_lint.lsp` as a fork of one warm interpreter per test
+    process (tests/runtime/warm_python.py) that has imported the server's modules: a fresh
+    interpreter spends ~0.7 s CPU importing them, for each of the ~150 tests that start a
+    server. The forked server gets the test's stdio pipes, working directory and
+    environment, and ends when its stand-in process is killed. Tests of the process itself
+    (test_process, test_confirm_lifetime, test_import_cache, the editors' end-to-end
+    tests) start a fresh `SERVER_COMMAND`."""
+
+    def get_server_command(self, devtools: str | None = None) -> list[str]:
+        command = super().get_server_command(devtools)
+        command[-len(SERVER_COMMAND) :] = [warm_interpreter(), *SERVER_COMMAND[1:]]
+        return command
+
+
+_warm: list = []  # the one WarmPython of this test process, started on first use
+
+
+def warm_interpreter() -> str:
+    if not _warm:
+        from warm_python import WarmPython
+
+        _warm.append(WarmPython(preload=("autograd_lint.lsp.server",), torch=False))
+    return str(_warm[0].shim)
+
+
+def close_warm_interpreter() -> None:
+    """Called at the end of the session (tests/conftest.py)."""
+    while _warm:
+        _warm.pop().close()
+
+
+CONFIG = WarmServerConfig(server_command=SERVER_COMMAND, client_factory=make_client)
 
 
 def uses_pull(client: LanguageClient) -> bool:

@@ -54,17 +54,19 @@ sys.exit(int(reply))
 
 SERVER = r"""
 import importlib, json, os, runpy, select, signal, socket, sys, threading, traceback
-import torch
+if os.environ["WARM_PYTHON_TORCH"] == "1":
+    import torch
 
 for module in sys.argv[2:]:  # what the runs will import anyway, loaded once here
     importlib.import_module(module)
 
-# The first optimizer step pulls in more of torch lazily: pay for it once, here.
-model = torch.nn.Linear(2, 1)
-optimizer = torch.optim.Adam(model.parameters())
-model(torch.ones(1, 2)).sum().backward()
-optimizer.step()
-del model, optimizer
+if os.environ["WARM_PYTHON_TORCH"] == "1":
+    # The first optimizer step pulls in more of torch lazily: pay for it once, here.
+    model = torch.nn.Linear(2, 1)
+    optimizer = torch.optim.Adam(model.parameters())
+    model(torch.ones(1, 2)).sum().backward()
+    optimizer.step()
+    del model, optimizer
 
 listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
 listener.bind(sys.argv[1])
@@ -182,10 +184,12 @@ class WarmPython:
         startup_timeout_s: float = 300,
         preload: tuple[str, ...] = (),
         env: dict[str, str] | None = None,
+        torch: bool = True,
     ):
         """`preload`: modules the server imports once (what every run imports anyway);
         `env`: added to the server's environment for those imports (each run still gets
-        its own shim's environment)."""
+        its own shim's environment); `torch=False`: a server that does not import torch
+        (the language server's, which never imports it)."""
         self._dir = tempfile.TemporaryDirectory(prefix="warm-python-")
         directory = Path(self._dir.name)
         socket_path = str(directory / "server.sock")
@@ -193,6 +197,7 @@ class WarmPython:
         self.shim.write_text(SHIM.format(python=sys.executable, socket_path=socket_path))
         self.shim.chmod(0o755)
         env = {**os.environ, "CUDA_VISIBLE_DEVICES": "", "OMP_NUM_THREADS": "1", **(env or {})}
+        env["WARM_PYTHON_TORCH"] = "1" if torch else "0"
         self.server = subprocess.Popen(
             [sys.executable, "-c", SERVER, socket_path, *preload],
             stdout=subprocess.PIPE,
