@@ -23,6 +23,7 @@ import io
 import sys
 import time
 from collections import Counter
+from pathlib import Path
 
 import corpus
 from autograd_lint import checker, cli
@@ -81,7 +82,7 @@ def main(argv: list[str] | None = None) -> int:
         default=[spec.name for spec in corpus.DEFAULT_PACKAGES],
         help="package names or pip requirements (default: bench/throughput.py's)",
     )
-    parser.add_argument("--cache-dir", default=corpus.CACHE_DIR)
+    parser.add_argument("--cache-dir", type=Path, default=corpus.CACHE_DIR)
     args = parser.parse_args(argv)
     folders = []
     for requested in args.packages:
