@@ -54,6 +54,8 @@ class ReparametrizedMixin:
 
     def reparametrization(self, node: ast.AST, module):
         """The row that made this module recompute its weight, or None."""
+        if not self.reparametrizations:
+            return None  # most code reparametrizes nothing: no key at every module call
         key = self.module_key(node, module)
         if key is None or self.state is None or (key, REPARAMETRIZED) not in self.state.heap:
             return None
