@@ -85,10 +85,11 @@ class LineIndex:
 
     def texts(self, finding: Finding) -> tuple[str, ...]:
         """The text of every line a finding's diagnostic points into."""
-        spans = [finding.span]
-        spans += [step.span for step in finding.evidence if not in_other_file(step, finding)]
-        numbers = sorted({n for span in spans for n in (span.start.line, span.end.line)})
-        return tuple(self.lines[n - 1] if 0 < n <= len(self.lines) else "" for n in numbers)
+        return self.texts_at(line_numbers(finding))
+
+    def texts_at(self, numbers: tuple[int, ...]) -> tuple[str, ...]:
+        lines = self.lines
+        return tuple(lines[n - 1] if 0 < n <= len(lines) else "" for n in numbers)
 
     def from_client(self, position: types.Position) -> Position:
         """The finding-model position (1-based line, code-point column) of a client one."""
@@ -145,6 +146,13 @@ def _severity(finding: Finding) -> types.DiagnosticSeverity:
     if finding.severity is Severity.INFO and (finding.code, finding.kind) in EDITOR_HINTS:
         return types.DiagnosticSeverity.Hint
     return _SEVERITIES.get(finding.severity, types.DiagnosticSeverity.Warning)
+
+
+def line_numbers(finding: Finding) -> tuple[int, ...]:
+    """The lines of this file a finding's diagnostic points into, in order."""
+    spans = [finding.span]
+    spans += [step.span for step in finding.evidence if not in_other_file(step, finding)]
+    return tuple(sorted({n for span in spans for n in (span.start.line, span.end.line)}))
 
 
 def in_other_file(step: Step, finding: Finding) -> bool:

@@ -77,7 +77,8 @@ class Document:
     findings: list[Finding] = field(default_factory=list)
     # None for a document not edited lately: see AutogradLintServer.diagnostics_of.
     diagnostics: list[types.Diagnostic] | None = field(default_factory=list)
-    # (index, code, span) -> (finding, its lines' text, diagnostic), from the last analysis.
+    # (index, code, span) -> (finding, its line numbers and their text, diagnostic), from the
+    # last analysis.
     converted: dict = field(default_factory=dict)
     # id(diagnostic) -> (diagnostic, its JSON text), from the last publish.
     diagnostics_json: dict = field(default_factory=dict)

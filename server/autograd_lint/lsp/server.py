@@ -37,7 +37,7 @@ from ..rules import RULES
 from ..workspace import Workspace, find_root
 from . import transport
 from .collector import Collector
-from .convert import LineIndex, choose_position_encoding, to_diagnostic
+from .convert import LineIndex, choose_position_encoding, line_numbers, to_diagnostic
 from .documents import Document, DocumentStore, split_lines
 from .notebooks import SYNC_OPTIONS as NOTEBOOK_SYNC
 from .settings import (
@@ -334,10 +334,12 @@ class AutogradLintServer(LanguageServer):
         other_file = self._other_file_lines(document)
         for index, finding in enumerate(findings):
             key = (index, finding.code, finding.span)
-            texts = lines.texts(finding)
             kept = previous.get(key)
-            if kept is not None and (kept[0] is finding or kept[0] == finding) and kept[1] == texts:
-                diagnostic = kept[2]
+            same = kept is not None and kept[0] is finding  # and so are its line numbers
+            numbers = kept[1] if same else line_numbers(finding)
+            texts = lines.texts_at(numbers)
+            if (same or (kept is not None and kept[0] == finding)) and kept[2] == texts:
+                diagnostic = kept[3]
             else:
                 diagnostic = to_diagnostic(
                     finding,
@@ -347,7 +349,7 @@ class AutogradLintServer(LanguageServer):
                     related_information=self.related_information,
                     other_file=other_file,
                 )
-            converted[key] = (finding, texts, diagnostic)
+            converted[key] = (finding, numbers, texts, diagnostic)
             diagnostics.append(diagnostic)
         if self.confirmations is not None:
             diagnostics = self.confirmations.decorate(document, findings, lines, diagnostics)
