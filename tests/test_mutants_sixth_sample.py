@@ -1,5 +1,5 @@
 """Tests for the mutants issue 19's sixth session answered (docs/mutation.md): the five the
-fifth sample left open, drawn at ddca906.
+fifth sample left open, drawn at ddca906, and the sixth sample's survivors, drawn at e3989a9.
 
 Three of them were right where the analysis was not: each test's program is one torch
 raises on and the analysis missed before the fix beside it, and the mutant's number names
@@ -168,12 +168,49 @@ def test_a_layer_reparametrized_through_unpacked_arguments_is_followed():
     assert codes_and_lines(analyze(STARRED_REPARAMETRIZATION, "f.py")) == [("AG007", 10)]
 
 
+# iterator_protocol._yields 1 (`todo = None`, mutmut's number at e3989a9, the sixth sample):
+# no `__iter__` was taken for a generator. A generator `__iter__`'s call stands for the
+# values it yields, here `(inputs, targets)` pairs; read as a function returning an
+# iterator, the pair became one element of it, the union of both, so `inputs` carried the
+# graph of the pre-loop `codes` that only `targets` holds (and the loop detaches): a false
+# AG001 where torch runs clean.
+GENERATOR_YIELDS_PAIRS = """import torch
+
+
+class Batches:
+    def __init__(self, inputs, targets):
+        self.inputs = inputs
+        self.targets = targets
+
+    def __iter__(self):
+        for i in range(0, len(self.targets), 2):
+            yield self.inputs[i : i + 2], self.targets[i : i + 2]
+
+
+torch.manual_seed(0)
+encoder = torch.nn.Linear(3, 3)
+model = torch.nn.Linear(3, 1)
+sgd = torch.optim.SGD(model.parameters(), lr=0.1)
+codes = encoder(torch.randn(6, 3))
+for inputs, targets in Batches(torch.randn(6, 3), codes):
+    loss = (model(inputs) - targets.detach()).pow(2).mean()
+    sgd.zero_grad()
+    loss.backward()
+    sgd.step()
+"""
+
+
+def test_a_generator_iter_yields_its_pairs_apart():
+    assert codes_and_lines(analyze(GENERATOR_YIELDS_PAIRS, "f.py")) == []
+
+
 UNDER_TORCH = {
     "torch layer in a library model": (TORCH_LAYER_IN_A_LIBRARY_MODEL, (FREED_ERROR, 15)),
     "added to a built sequential": (ADDED_TO_A_BUILT_SEQUENTIAL, (FREED_ERROR, 22)),
     "nameless add": (NAMELESS_ADD, None),
     "named add": (NAMED_ADD, (FREED_ERROR, 30)),
     "starred reparametrization": (STARRED_REPARAMETRIZATION, (IN_PLACE_ERROR, 11)),
+    "generator yields pairs": (GENERATOR_YIELDS_PAIRS, None),
 }
 
 
