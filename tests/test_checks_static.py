@@ -270,6 +270,15 @@ AG006_FLAGGED = {
                 m.weight.data.normal_(0.0, 0.02)  # expect: AG006
             nn.init.constant_(m.bias.data, 0)  # expect: AG006
     """,
+    "init through .data of a parameter made with an imported Tensor": """
+        import torch.nn as nn
+        from torch import Tensor
+        class Layer(nn.Module):
+            def __init__(self, n):
+                super().__init__()
+                self.a = nn.Parameter(Tensor(2, n))
+                nn.init.xavier_uniform_(self.a.data)  # expect: AG006
+    """,
     "reads in training code": """
         import torch
         def evaluate(model, x, y, optimizer):

@@ -42,6 +42,8 @@ def run_checks(blocks: list[Block], path: str = "", cache: dict | None = None) -
     wants = [_wants(scope.text) for scope in scopes]
     facts = per_block.facts(blocks) if any(w[0] for w in wants) else None
     optimizers = per_block.optimizers(blocks) if any(w[2] for w in wants) else None
+    if any(w[1] for w in wants):
+        per_block.imports(blocks)  # AG006 qualifies names through them (`Tensor(...)`)
     relevance = _Relevance(cache, facts, optimizers)
     findings: list[Finding] = []
     for scope, (zero, _data, inplace_wanted) in zip(scopes, wants, strict=True):
