@@ -16,7 +16,6 @@ import inspect
 import itertools
 import json
 import logging
-import os
 import sys
 import threading
 import time
@@ -35,9 +34,9 @@ from ..analysis import AnalysisCache
 from ..checker import check_source
 from ..rules import RULES
 from ..workspace import Workspace, find_root
-from . import transport
+from . import profiling, publishing, transport
 from .collector import Collector
-from .convert import LineIndex, choose_position_encoding, line_numbers, to_diagnostic
+from .convert import LineIndex, choose_position_encoding
 from .documents import Document, DocumentStore, split_lines
 from .notebooks import SYNC_OPTIONS as NOTEBOOK_SYNC
 from .settings import (
@@ -177,7 +176,7 @@ class AutogradLintServer(LanguageServer):
         # Runtime verdicts shown on the diagnostics (confirm.Confirmations), once registered.
         self.confirmations = None
         self.collector = Collector()
-        self.profile = None  # (cProfile.Profile, where to write it): see PROFILE_ENV
+        self.profile = None  # (cProfile.Profile, where to write it): see profiling.PROFILE_ENV
 
     def dump_profile(self) -> None:
         if self.profile is not None:
@@ -325,35 +324,15 @@ class AutogradLintServer(LanguageServer):
 
     def _diagnostics(self, document: Document, findings) -> list[types.Diagnostic]:
         lines = document.line_index(self.encoding)
-        # An edit inside one function leaves the other findings as they were: reuse their
-        # diagnostics when the finding is the same (most often the very object) and so is
-        # the text of its lines, which decides the columns. Looked up by place, not by the
-        # finding's own hash: hashing ~100 findings with their evidence took longer than
-        # the rest of this.
-        previous, converted, diagnostics = document.converted, {}, []
-        other_file = self._other_file_lines(document)
-        for index, finding in enumerate(findings):
-            key = (index, finding.code, finding.span)
-            kept = previous.get(key)
-            same = kept is not None and kept[0] is finding  # and so are its line numbers
-            numbers = kept[1] if same else line_numbers(finding)
-            texts = lines.texts_at(numbers)
-            if (same or (kept is not None and kept[0] == finding)) and kept[2] == texts:
-                diagnostic = kept[3]
-            else:
-                diagnostic = to_diagnostic(
-                    finding,
-                    index,
-                    lines,
-                    document.uri,
-                    related_information=self.related_information,
-                    other_file=other_file,
-                )
-            converted[key] = (finding, numbers, texts, diagnostic)
-            diagnostics.append(diagnostic)
+        diagnostics = publishing.convert(
+            document,
+            findings,
+            lines,
+            related_information=self.related_information,
+            other_file=self._other_file_lines(document),
+        )
         if self.confirmations is not None:
             diagnostics = self.confirmations.decorate(document, findings, lines, diagnostics)
-        document.converted = converted
         return diagnostics
 
     def diagnostics_of(self, document: Document) -> list[types.Diagnostic]:
@@ -444,21 +423,9 @@ class AutogradLintServer(LanguageServer):
             del self._cached[document.uri]
 
     def publish(self, document: Document) -> None:
-        # An edit changes few diagnostics: each one's JSON is kept from the last publish
-        # (serializing ~100 diagnostics with their evidence took longer than analysing
-        # the edit).
-        previous, current, parts = document.diagnostics_json, {}, []
-        for diagnostic in self.diagnostics_of(document):
-            text = previous.get(id(diagnostic), (None, ""))
-            if text[0] is not diagnostic:
-                text = (diagnostic, self.protocol.to_json(diagnostic))
-            current[id(diagnostic)] = text
-            parts.append(text[1])
-        document.diagnostics_json = current
-        version = "" if document.version is None else f',"version":{int(document.version)}'
         self.protocol.notify_json(
             types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS,
-            f'{{"uri":{json.dumps(document.uri)}{version},"diagnostics":[{",".join(parts)}]}}',
+            publishing.params_json(document, self.diagnostics_of(document), self.protocol.to_json),
         )
 
     def on_analysis_error(self, message: str) -> None:
@@ -494,27 +461,10 @@ def create_server() -> AutogradLintServer:
     return server
 
 
-# A developer's switch: AUTOGRAD_LINT_PROFILE=PREFIX profiles the server from start to
-# `exit` and writes PREFIX.<pid>.prof (pstats), to see where a keystroke's time goes in
-# the real process (bench/latency.py passes the environment through).
-PROFILE_ENV = "AUTOGRAD_LINT_PROFILE"
-
-
-def _start_profile():
-    prefix = os.environ.get(PROFILE_ENV)
-    if not prefix:
-        return None
-    import cProfile
-
-    profile = cProfile.Profile()
-    profile.enable()
-    return profile, f"{prefix}.{os.getpid()}.prof"
-
-
 def main(args=None) -> int:
     """Entry point of `autograd-lint lsp`: stdio, or TCP when `args.tcp` is given."""
     server = create_server()
-    server.profile = _start_profile()
+    server.profile = profiling.start_profile()
     server.collector.freeze_startup()
     handler = _ForwardErrors(server)
     logging.getLogger("autograd_lint").addHandler(handler)
