@@ -161,11 +161,12 @@ def test_a_project_must_hold_its_entry() -> None:
 
 
 @pytest.fixture(scope="module")
-def outcomes(tmp_path_factory) -> dict:
+def outcomes(tmp_path_factory, torch_python) -> dict:
     out = tmp_path_factory.mktemp("realworld") / "outcomes.json"
     files = [str(case.runnable_path) for case in CASES]
+    # The runner imports torch before its forks; the warm interpreter has it already.
     subprocess.run(
-        [sys.executable, str(RUNNER), "--json", str(out), *files],
+        [torch_python, str(RUNNER), "--json", str(out), *files],
         capture_output=True,
         text=True,
         timeout=RUN_TIMEOUT_S,

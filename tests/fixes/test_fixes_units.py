@@ -6,7 +6,6 @@ from __future__ import annotations
 import textwrap
 
 import pytest
-import torch
 from autograd_lint.analysis import Finding, Severity, Span, analyze
 from autograd_lint.analysis.suppress import filter_suppressed
 from autograd_lint.fixes import TextEdit, apply_fixes, fix_all, fixes_for
@@ -252,6 +251,8 @@ def test_retain_graph_is_added_after_the_other_arguments():
 
 def test_retain_graph_on_the_first_of_two_identical_backwards_doubles_the_gradient():
     # Why removing the second call, not keeping the graph, is the preferred fix.
+    import torch  # here, not at the top: collecting this file (every worker) need not load it
+
     w = torch.ones(2, requires_grad=True)
     loss = (w * w).sum()
     loss.backward(retain_graph=True)
