@@ -14,6 +14,7 @@ from pathlib import Path
 
 from autograd_lint.analysis import Finding, analyze
 from autograd_lint.fixes import Fix, apply_fixes, fix_all, fixes_for
+from split_among_workers import computed_in_parts
 
 ROOT = Path(__file__).resolve().parents[2]
 RULES = ("AG001", "AG002", "AG003", "AG004", "AG005", "AG006", "AG007")
@@ -57,20 +58,36 @@ def findings_of(source: str, path: Path) -> list[Finding]:
     return [f for f in analyze(source, str(path)) if f.code in RULES]
 
 
-@cache
-def all_findings() -> list[tuple[Path, str, Finding]]:
-    out = []
-    for path in buggy_programs():
-        source = path.read_text()
-        out.extend((path, source, finding) for finding in findings_of(source, path))
-    return out
-
-
-@cache
-def rewrite_cases() -> list[Case]:
-    return [
+def _program_cases(path: Path) -> tuple[str, list[Finding], list[Case]]:
+    source = path.read_text()
+    findings = findings_of(source, path)
+    cases = [
         Case(path, source, finding, fix)
-        for path, source, finding in all_findings()
+        for finding in findings
         for fix in fixes_for(source, finding)
         if fix.strategy != "ignore"
     ]
+    return source, findings, cases
+
+
+@cache
+def _cases_by_program() -> list[tuple[Path, str, list[Finding], list[Case]]]:
+    """Each program's findings and rewrites, computed at collection (the parametrizations'
+    ids name them), so shared among the xdist workers rather than repeated by each."""
+    programs = buggy_programs()
+    worked = computed_in_parts(
+        "fix-cases", programs, lambda part: [_program_cases(path) for path in part]
+    )
+    return [(path, *result) for path, result in zip(programs, worked, strict=True)]
+
+
+def all_findings() -> list[tuple[Path, str, Finding]]:
+    return [
+        (path, source, finding)
+        for path, source, findings, _ in _cases_by_program()
+        for finding in findings
+    ]
+
+
+def rewrite_cases() -> list[Case]:
+    return [case for *_, cases in _cases_by_program() for case in cases]
