@@ -22,7 +22,7 @@ DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
 def _wanted(text: str) -> bool:
-    return any(checker.wanted(text) for checker in CHECKERS)
+    return any(_wants(text))
 
 
 def run_checks(blocks: list[Block], path: str = "", cache: dict | None = None) -> list[Finding]:
@@ -46,7 +46,8 @@ def run_checks(blocks: list[Block], path: str = "", cache: dict | None = None) -
         per_block.imports(blocks)  # AG006 qualifies names through them (`Tensor(...)`)
     relevance = _Relevance(cache, facts, optimizers)
     findings: list[Finding] = []
-    for scope, (zero, _data, inplace_wanted) in zip(scopes, wants, strict=True):
+    for scope, want in zip(scopes, wants, strict=True):
+        zero, _data, inplace_wanted = want
         text = scope.text
         first = scope.items[0][0] if scope.items else None
         key = (
@@ -61,7 +62,7 @@ def run_checks(blocks: list[Block], path: str = "", cache: dict | None = None) -
         cached = previous.get(key)
         start = first.start if first is not None else 0
         if cached is None:
-            found = _check_scope(scope, path, facts, optimizers, per_block.aliases)
+            found = _check_scope(scope, want, path, facts, optimizers, per_block.aliases)
         else:
             found = _moved(cached[0], start - cached[1])
         current[key] = (found, start)
@@ -194,11 +195,7 @@ def _wants(text: str) -> tuple[bool, bool, bool]:
     if found is None:
         if len(_WANTS) > 20_000:
             _WANTS.clear()
-        found = _WANTS[text] = (
-            zero_grad.wanted(text),
-            data_attr.wanted(text),
-            inplace.wanted(text),
-        )
+        found = _WANTS[text] = tuple(checker.wanted(text) for checker in CHECKERS)
     return found
 
 
@@ -332,15 +329,16 @@ def _moved(findings: list[Finding], delta: int) -> list[Finding]:
     ]
 
 
-def _check_scope(scope, path: str, facts, optimizers, aliases) -> list[Finding]:
-    text = scope.text
+def _check_scope(scope, wants, path: str, facts, optimizers, aliases) -> list[Finding]:
+    """The findings of the checkers that want the scope (`wants`: `_wants(scope.text)`)."""
+    zero, data, inplace_wanted = wants
     found: list[Finding] = []
     try:
-        if zero_grad.wanted(text):
+        if zero:
             found.extend(zero_grad.check(scope, facts, path, aliases))
-        if data_attr.wanted(text):
+        if data:
             found.extend(data_attr.check(scope, path, aliases))
-        if inplace.wanted(text):
+        if inplace_wanted:
             found.extend(inplace.check(scope, path, optimizers, aliases))
     except RecursionError:
         # An expression nested thousands deep: give up on this scope, not the file.
