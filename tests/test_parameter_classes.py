@@ -8,6 +8,7 @@ Python binding rules `accepts` claims, checked by calling real functions.
 """
 
 import ast
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -166,6 +167,59 @@ def test_the_same_crash_with_the_class_annotated_is_an_error() -> None:
     ]
     assert found.severity is Severity.ERROR
     assert not [s for s in found.evidence if "is taken to be" in s.message]
+
+
+HELPER_CALLED_TWICE = """
+import torch
+import torch.nn as nn
+
+
+def step(loss):
+    loss.backward()
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(2, 1)
+
+    def forward(self, x):
+        out = self.lin(x).sum()
+        CALL
+        return out
+
+
+def fit(net, x):
+    y = net(x)
+    w = torch.ones(2, requires_grad=True)
+    loss = (w.exp() * 3).sum()
+    step(loss)
+    step(loss)  # expect: AG002
+"""
+
+
+@pytest.mark.parametrize("call", ["pass", "step(self.lin(x.detach()).sum())"])
+def test_a_crash_in_a_helper_the_root_calls_itself_does_not_rest_on_the_guess(call) -> None:
+    # `step` also runs inside the guessed `Net.forward`; the second `step(loss)` of `fit`
+    # fails whatever `net` is (torch raises there: the next test), so it stays
+    # an error and its evidence names no guess.
+    text = HELPER_CALLED_TWICE.replace("CALL", call)
+    line = next(i for i, t in enumerate(text.splitlines(), 1) if "# expect: AG002" in t)
+    found = [f for f in analyze(text, "t.py") if f.code == "AG002"]
+    assert [(f.severity, f.span.start.line) for f in found] == [(Severity.ERROR, 7)]
+    assert any(s.span.start.line == line for s in found[0].evidence)
+    assert not [s for s in found[0].evidence if "is taken to be" in s.message]
+
+
+def test_torch_raises_at_the_helpers_second_call(torch_python) -> None:
+    text = HELPER_CALLED_TWICE.replace("CALL", "step(self.lin(x.detach()).sum())")
+    program = text + "\nfit(Net(), torch.ones(3, 2))\n"
+    result = subprocess.run(
+        [torch_python, "-c", program], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert "Trying to backward through the graph a second time" in result.stderr
+    line = next(i for i, t in enumerate(program.splitlines(), 1) if "# expect: AG002" in t)
+    assert f'"<string>", line {line}, in fit' in result.stderr
 
 
 # -- records --------------------------------------------------------------------------------

@@ -40,6 +40,9 @@ class GuessedParameters:
     def __init__(self):
         self.by_instance: dict = {}  # instance ref -> Guess
         self.bodies: dict = {}  # (id(block), first line, last line) -> Guess
+        # Bodies also run with no guessed instance behind them (a helper the root calls
+        # itself): what happens in them does not rest on the guess.
+        self.unguessed: set = set()
 
     def record(self, instance_ref, guess: Guess) -> None:
         self.by_instance[instance_ref] = guess
@@ -48,20 +51,23 @@ class GuessedParameters:
         """A function body starts running with `receivers` on the call stack."""
         if not self.by_instance:
             return
+        key = (id(block), node.lineno, getattr(node, "end_lineno", node.lineno))
         for ref in receivers:
             guess = self.by_instance.get(ref)
             if guess is not None:
-                key = (id(block), node.lineno, getattr(node, "end_lineno", node.lineno))
                 self.bodies.setdefault(key, guess)
                 return
+        self.unguessed.add(key)
 
     def guess_behind(self, sites) -> Guess | None:
         for site in sites:
             line = getattr(site.node, "lineno", None)
             if line is None:
                 continue
-            for (block_id, first, last), guess in self.bodies.items():
-                if block_id == id(site.block) and first <= line <= last:
+            for key, guess in self.bodies.items():
+                block_id, first, last = key
+                inside = block_id == id(site.block) and first <= line <= last
+                if inside and key not in self.unguessed:
                     return guess
         return None
 
