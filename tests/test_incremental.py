@@ -320,3 +320,25 @@ def test_a_helper_that_starts_calling_backward_makes_its_caller_a_root_again():
         assert cached == as_tuples(analyze(text, "f.py")), text
         answers.append([code for code, *_ in cached])
     assert answers == [[], [], ["AG001"], ["AG001"], [], [], ["AG001"], []]
+
+
+def test_a_long_typing_session_keeps_the_caches_bounded():
+    """Each keystroke re-makes the edited block; what the caches keep of the earlier
+    versions stays within a few times the file's blocks, not one entry per keystroke."""
+    from autograd_lint.analysis import checks
+
+    cache = AnalysisCache()
+    source = many_functions(10)
+    anchor = "def helper_4(model, batches):\n    hidden = None"
+    typed = ""
+    for step in range(300):
+        typed += "abcdefghij"[step % 10]
+        analyze(source.replace(anchor, f"{anchor}  # {typed}"), "f.py", cache=cache)
+    bound = 2 * len(cache.blocks) + 16
+    for name, value in cache.checks.items():
+        if isinstance(value, dict):
+            assert len(value) <= bound, name
+    for held in (cache.results, cache.definitions):
+        assert len(held) <= bound
+    assert len(checks._WANTS) <= checks._TEXT_MEMO_BOUND + 1
+    assert len(checks._NAMES) <= checks._TEXT_MEMO_BOUND + 1

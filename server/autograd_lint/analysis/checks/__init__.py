@@ -88,13 +88,17 @@ class _PerBlock:
 
     The parts are kept by block object (the blocks an edit did not touch are the same
     objects from run to run: one dict lookup each), and the import-dependent ones also
-    by block text for a block re-made with the same text. Those are dropped when the
-    file's imports change, which the alias token (part of every scope's key) counts."""
+    by block text for a block re-made with the same text (typing into a block and back,
+    an undo). Those are dropped when the file's imports change, which the alias token
+    (part of every scope's key) counts, and the by-text ones are bounded: each run keeps
+    its own blocks' and as many older ones as the file has blocks, newest first, so a
+    long typing session does not keep one entry per keystroke."""
 
     def __init__(self, cache: dict | None):
         self.cache = cache if cache is not None else {}
         self.previous: dict[int, _Parts] = self.cache.get("parts", {})
-        self.by_text: dict[int, _Parts] = self.cache.get("parts by text", {})
+        self.earlier_by_text: dict[int, _Parts] = self.cache.get("parts by text", {})
+        self.by_text: dict[int, _Parts] = {}  # this run's, then the newest earlier ones
         self.parts: dict[int, _Parts] = {}
         self.cache["parts"] = self.parts  # keep only what this run used
         self.aliases: dict[str, str] | None = None  # the file's imports, read when needed
@@ -143,9 +147,8 @@ class _PerBlock:
             self.cache["alias token"] = (alias_key, token)
             for parts in (*self.previous.values(), *self.parts.values()):
                 parts.facts = parts.constructed = parts.optimized = None
-            self.by_text = {}
+            self.earlier_by_text = {}
         self.alias_token = token
-        self.cache["parts by text"] = self.by_text
 
     def _imported(self, blocks: list[Block]) -> list[_Parts]:
         """Every block's parts with what it constructs; the import-dependent parts of a
@@ -157,7 +160,7 @@ class _PerBlock:
         for parts in self.listed:
             block = parts.block
             if parts.constructed is None:
-                same = self.by_text.get(block.key)
+                same = self.by_text.get(block.key) or self.earlier_by_text.get(block.key)
                 if same is not None and same.block.text == block.text:
                     parts.facts, parts.constructed = same.facts, same.constructed
                     parts.optimized = same.optimized
@@ -165,8 +168,14 @@ class _PerBlock:
                     parts.constructed = constructors.block_constructed(
                         block, self.aliases, self.words
                     )
-                self.by_text[block.key] = parts
+            self.by_text[block.key] = parts
             self.imported.append(parts)
+        bound = 2 * len(self.listed) + 16
+        for key, parts in self.earlier_by_text.items():
+            if len(self.by_text) >= bound:
+                break
+            self.by_text.setdefault(key, parts)
+        self.cache["parts by text"] = self.by_text
         return self.imported
 
     def facts(self, blocks: list[Block]) -> zero_grad_facts.FileFacts:
@@ -187,13 +196,16 @@ class _PerBlock:
         return merged
 
 
+# Memos by scope text, shared by every document: an edited scope leaves its old text
+# behind, so each is emptied when it passes this many texts (a few MB of scope text).
+_TEXT_MEMO_BOUND = 4096
 _WANTS: dict[str, tuple[bool, bool, bool]] = {}  # scope text -> which checkers want it
 
 
 def _wants(text: str) -> tuple[bool, bool, bool]:
     found = _WANTS.get(text)
     if found is None:
-        if len(_WANTS) > 20_000:
+        if len(_WANTS) > _TEXT_MEMO_BOUND:
             _WANTS.clear()
         found = _WANTS[text] = tuple(checker.wanted(text) for checker in CHECKERS)
     return found
@@ -205,7 +217,7 @@ _NAMES: dict[str, frozenset] = {}  # scope text -> identifiers in it (scopes out
 def _names_of(text: str) -> frozenset[str]:
     names = _NAMES.get(text)
     if names is None:
-        if len(_NAMES) > 20_000:
+        if len(_NAMES) > _TEXT_MEMO_BOUND:
             _NAMES.clear()
         names = _NAMES[text] = frozenset(IDENTIFIER.findall(text))
     return names
