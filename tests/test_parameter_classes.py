@@ -138,6 +138,33 @@ def test_a_second_class_that_takes_the_call_silences_it() -> None:
     assert not [c for c in codes(text) if c[0] == "AG001"]
 
 
+def test_an_editor_adding_and_removing_a_second_class_gets_the_fresh_answer() -> None:
+    # The same edits as above, typed into one document: the root `fit` names neither
+    # class, so what its key holds of the class its `net` is taken for decides whether the
+    # cached answer is reused. A stale one kept the AG001 after the second class came.
+    from autograd_lint.analysis.engine import AnalysisCache
+
+    other = (
+        "\n\nclass PlainModel(nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.lin = nn.Linear(6, 1)\n\n"
+        "    def forward(self, inputs, target):\n"
+        "        return ((self.lin(inputs) - target) ** 2).mean()\n"
+    )
+    alone = CRASH.read_text().partition('\nif __name__ == "__main__":')[0]
+    both = alone.replace("\n\ndef fit(", other + "\n\ndef fit(", 1)
+    # The one class's summary detached: its forward no longer carries the first graph.
+    detached = alone.replace("self.store + key.mean(0)", "self.store.detach() + key.mean(0)")
+    cache = AnalysisCache()
+    seen = []
+    for text in (alone, both, alone, detached, alone):
+        cached = [(f.code, f.span.start.line) for f in analyze(text, "t.py", cache=cache)]
+        assert cached == codes(text)
+        seen.append(any(code == "AG001" for code, _ in cached))
+    assert seen == [True, False, True, False, True]
+
+
 def test_a_crash_through_a_class_read_from_calls_is_a_warning_that_names_the_guess() -> None:
     # Nothing in the file passes `net` to `fit`: that it is the file's model class is read
     # from `net(...)`'s calls, a guess, so the crash is a warning whose evidence says so.

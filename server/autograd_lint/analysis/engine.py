@@ -29,7 +29,7 @@ from .guessed_parameters import rests_on_guess
 from .interp import Interpreter
 from .model import Finding, Role, Severity, Span, Step
 from .nothing_to_check import parses_with_nothing_to_check
-from .parameter_classes import ClassTable
+from .parameter_classes import ClassTable, parameter_class
 from .program import Program, is_relevant, parameter_names
 from .report import NOT_ANALYSED, RawFinding, Reporter
 from .values import EMPTY, Site
@@ -324,7 +324,8 @@ def analyze_blocks(blocks: list[Block], cache: AnalysisCache | None, program: Pr
         key = None
         if cache is not None:
             key = ("function", fn.block.key, fn.node.lineno - fn.block.parsed_start,
-                   program.dependencies(fn.block), module_key)  # fmt: skip
+                   program.dependencies(fn.block), module_key,
+                   _parameter_classes(fn, program, class_table))  # fmt: skip
 
         def run(reporter, fn=fn):
             interp = Interpreter(program.classes, reporter, instances, program.roles)
@@ -345,6 +346,26 @@ def analyze_blocks(blocks: list[Block], cache: AnalysisCache | None, program: Pr
     if cache is not None:
         cache.results = current
     return list(found.values())
+
+
+def _parameter_classes(fn, program: Program, class_table: ClassTable) -> tuple:
+    """The file's classes a root's parameters are taken for from their calls
+    (parameter_classes.py), as the root's key needs them: the function's text need not name
+    them, so they are not among its dependencies, and another class that also takes the
+    calls, or an edit to the one that does, changes the root's findings."""
+    if not program.classes:
+        return ()
+    arguments = fn.node.args
+    found = []
+    for index, param in enumerate([*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]):
+        if param.annotation is not None or (
+            index == 0 and fn.owner is not None and param.arg in ("self", "cls")
+        ):
+            continue  # an annotation names its class: the text's dependencies hold it
+        info = parameter_class(fn.node, param, program.classes, class_table)
+        if info is not None:
+            found.append((param.arg, info.block.key, program.dependencies(info.block)))
+    return tuple(found)
 
 
 def _driver_roots(program, blocks, cache, previous, current, module_key, instances, globals_env):
