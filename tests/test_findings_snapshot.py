@@ -16,6 +16,7 @@ committing it:
 from __future__ import annotations
 
 import difflib
+import linecache
 import sys
 from pathlib import Path
 
@@ -57,6 +58,13 @@ def _span(span) -> str:
     return f"{span.start.line}:{span.start.column}-{span.end.line}:{span.end.column}"
 
 
+def _code_at(path: str, span) -> str:
+    """The text `span` covers in the file at `path` (its first line's part only)."""
+    line = linecache.getline(path, span.start.line)
+    end = span.end.column if span.end.line == span.start.line else len(line.rstrip("\n"))
+    return line[span.start.column : end]
+
+
 def _value(value) -> str:
     if hasattr(value, "start") and hasattr(value, "end"):
         return _span(value)
@@ -76,7 +84,11 @@ def render_finding(finding, path: str) -> list[str]:
     lines = [head, f"  message: {finding.message}"]
     for step in finding.evidence:
         where = _span(step.span)
-        if step.path:
+        if step.path and "/site-packages/" in step.path.replace("\\", "/"):
+            # A library's line numbers are its installed version's: the snapshot holds the
+            # code the step points at, which a new release moves but keeps.
+            where = f"{_relative(step.path)}:{_code_at(step.path, step.span)!r}"
+        elif step.path:
             where = f"{_relative(step.path)}:{where}"
         name = f" name={step.name!r}" if step.name is not None else ""
         lines.append(f"  {step.role.value} {where}{name}: {step.message}")
