@@ -14,8 +14,6 @@ from autograd_lint.analysis import Role, analyze
 
 FREED = "Trying to backward through the graph a second time"
 
-pytest.importorskip("accelerate")
-
 HOOKED = """
 import sys
 

@@ -41,7 +41,6 @@ for ids in torch.randint(0, 40, (3, 2, 6)):
 
 
 def test_a_torch_layer_inside_a_library_model_has_parameters():
-    pytest.importorskip("transformers")
     found = analyze(TORCH_LAYER_IN_A_LIBRARY_MODEL, "f.py")
     assert codes_and_lines(found) == [("AG001", 15)]
 
@@ -217,6 +216,4 @@ UNDER_TORCH = {
 @pytest.mark.parametrize("name", sorted(UNDER_TORCH))
 def test_programs_behave_as_labelled_under_torch(name, torch_python, tmp_path):
     source, label = UNDER_TORCH[name]
-    if "transformers" in source:
-        pytest.importorskip("transformers")
     assert_behaves_as_labelled(torch_python, source, label, tmp_path)

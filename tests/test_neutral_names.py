@@ -219,7 +219,6 @@ RUN_SAMPLES = [
 
 
 def test_renamed_samples_run_the_same_under_torch():
-    pytest.importorskip("torch")
     command = [sys.executable, "bench/neutral_names.py", "--check-runs", *RUN_SAMPLES]
     done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout + done.stderr

@@ -6,7 +6,6 @@ import subprocess
 from contextlib import redirect_stdout
 from pathlib import Path
 
-import pytest
 from autograd_lint.analysis import analyze
 from autograd_lint.checker import check_path
 from autograd_lint.cli import main
@@ -57,7 +56,6 @@ def test_confirmable_means_the_invalid_examples_raise_under_torch(torch_python):
     Every INVALID example of AG001-AG007 runs in one torch process; it raises exactly when
     one of its marked findings belongs to a confirmable rule.
     """
-    pytest.importorskip("torch")
     cases = [
         (code, source)
         for code, module in RULE_MODULES.items()

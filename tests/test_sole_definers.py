@@ -169,7 +169,6 @@ print(json.dumps(sorted({n for c in classes for n in dir(c) if not n.startswith(
 
 
 def test_the_torch_names_are_those_of_the_installed_torch(torch_python):
-    pytest.importorskip("torch")
     done = subprocess.run(
         [torch_python, "-c", TORCH_NAMES_PROGRAM], capture_output=True, text=True, timeout=120
     )

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-torch = pytest.importorskip("torch")
+
+@pytest.fixture(scope="module")
+def torch():
+    """torch, imported when the first test here runs (not when the suite is collected:
+    each xdist worker collects every file, and only one of them runs these)."""
+    import torch
+
+    return torch
+
 
 FREED = "Trying to backward through the graph a second time"
 
@@ -15,7 +23,7 @@ def second_backward_error(loss) -> str:
     return str(caught.value)
 
 
-def test_probing_a_freed_saved_tensor_raises_what_backward_would():
+def test_probing_a_freed_saved_tensor_raises_what_backward_would(torch):
     x = torch.randn(3, requires_grad=True)
     y = torch.tanh(x)
     loss = (y * y).sum()
@@ -29,14 +37,14 @@ def test_probing_a_freed_saved_tensor_raises_what_backward_would():
     assert str(probed.value) == second_backward_error(loss)
 
 
-def test_probing_a_live_saved_tensor_runs_nothing():
+def test_probing_a_live_saved_tensor_runs_nothing(torch):
     x = torch.randn(3, requires_grad=True)
     y = torch.tanh(x)
     assert torch.equal(y.grad_fn._saved_result, y)
     assert x.grad is None
 
 
-def test_probing_a_tensor_modified_in_place_raises_what_backward_would():
+def test_probing_a_tensor_modified_in_place_raises_what_backward_would(torch):
     x = torch.randn(3, requires_grad=True)
     y = torch.sigmoid(x)
     z = y * y
@@ -49,7 +57,7 @@ def test_probing_a_tensor_modified_in_place_raises_what_backward_would():
     assert str(real.value).split(". Hint")[0] == str(probed.value).split(". Hint")[0]
 
 
-def test_custom_function_saved_tensors_probe_like_builtin_nodes():
+def test_custom_function_saved_tensors_probe_like_builtin_nodes(torch):
     class Double(torch.autograd.Function):
         @staticmethod
         def forward(ctx, a):
@@ -69,7 +77,7 @@ def test_custom_function_saved_tensors_probe_like_builtin_nodes():
         node.saved_tensors  # noqa: B018
 
 
-def test_sequence_numbers_peek_at_the_next_node():
+def test_sequence_numbers_peek_at_the_next_node(torch):
     peek = torch._C._autograd._get_sequence_nr
     x = torch.randn(3, requires_grad=True)
     before = peek()
@@ -80,7 +88,7 @@ def test_sequence_numbers_peek_at_the_next_node():
     assert peek() == before + 2
 
 
-def test_saved_tensor_hooks_are_dropped_when_freed():
+def test_saved_tensor_hooks_are_dropped_when_freed(torch):
     # A hooked saved tensor is therefore alive, and the probe can skip unpacking it.
     x = torch.randn(3, requires_grad=True)
     with torch.autograd.graph.save_on_cpu():
@@ -90,7 +98,7 @@ def test_saved_tensor_hooks_are_dropped_when_freed():
     assert y.grad_fn._raw_saved_result.unpack_hook is None
 
 
-def test_anomaly_mode_records_the_forward_stack_per_node():
+def test_anomaly_mode_records_the_forward_stack_per_node(torch):
     # The alternative to sequence-number line maps; the harness does not need it.
     with torch.autograd.set_detect_anomaly(True, check_nan=False):
         y = torch.tanh(torch.randn(3, requires_grad=True))
