@@ -14,7 +14,6 @@ JSON-RPC reading, no event loop, no waiting.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import cProfile
 import pstats
 import sys
@@ -90,7 +89,6 @@ def main() -> int:
     args = parser.parse_args()
     text = training_file(args.lines)
     lines = text.split("\n")
-    asyncio.set_event_loop(asyncio.new_event_loop())
     scenarios = {
         "valid": lambda: keystrokes(lines, args.edits),
         "broken": lambda: typing_broken(lines),

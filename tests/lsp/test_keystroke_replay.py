@@ -9,7 +9,6 @@ compared with what a new server publishes when it opens that version's text.
 
 from __future__ import annotations
 
-import asyncio
 import importlib.util
 import json
 import sys
@@ -49,7 +48,6 @@ def published(server) -> list:
 
 @pytest.fixture(scope="module")
 def text() -> str:
-    asyncio.set_event_loop(asyncio.new_event_loop())
     return training_file(400)
 
 
