@@ -121,14 +121,21 @@ def _hashable(value):
 class ResultCache:
     """The entries of one run: looked up before a file is analysed, stored after."""
 
-    def __init__(self, directory: Path, context: str, max_file_size: int = DEFAULT_MAX_FILE_SIZE):
+    def __init__(
+        self,
+        directory: Path,
+        context: str,
+        max_file_size: int = DEFAULT_MAX_FILE_SIZE,
+        folders: FolderResolver | None = None,
+    ):
         self.root = directory
         self.max_file_size = max_file_size  # for the imported files whose hashes are kept
         self.directory = directory / analyzer_key()
         self.context = context  # the run's options that change findings (the interpreter)
         self._hashes: dict[str, str | None] = {}  # path -> content hash, once per run
         self._resolved: dict[str, str] = {}  # path -> its resolved path, once per run
-        self._folders = FolderResolver()
+        # The run's resolver (the CLI resolves its files with it first): each folder once.
+        self._folders = folders if folders is not None else FolderResolver()
         self.hits = self.misses = 0
         self._prepared = False
 

@@ -219,7 +219,7 @@ def run_check(args: argparse.Namespace) -> int:
                 checked.append(shown)
                 cacheable = fixes is None and not is_notebook(file)
                 tasks.append(FileTask(file, shown, settings, workspace, cacheable))
-        cache = None if args.no_cache or fixes is not None else _result_cache(args, paths)
+        cache = None if args.no_cache or fixes is not None else _result_cache(args, paths, folders)
     except ConfigError as exc:
         return _usage_error(str(exc))
     jobs = 1 if fixes is not None else (args.jobs or default_jobs())
@@ -270,14 +270,16 @@ def _failing(findings, args) -> bool:
     return any(FAIL_LEVELS.index(f.severity.value) <= worst for f in findings)
 
 
-def _result_cache(args: argparse.Namespace, paths: list[Path]) -> ResultCache:
+def _result_cache(
+    args: argparse.Namespace, paths: list[Path], folders: FolderResolver
+) -> ResultCache:
     """The cache of this run: `cache-dir` of the first path's settings (relative to its
     pyproject.toml), else .autograd-lint-cache/ in its project root (else here)."""
     settings = _SettingsResolver(args)(paths[0])
     base = settings.root or find_project_root(paths[0].absolute()) or Path.cwd()
     directory = Path(settings.cache_dir) if settings.cache_dir else Path(CACHE_DIR_NAME)
     # Besides each file's settings, what changes findings: the interpreter imports resolve in.
-    return ResultCache(base / directory, repr(args.python), settings.max_file_size)
+    return ResultCache(base / directory, repr(args.python), settings.max_file_size, folders)
 
 
 def _identity(path: Path, folders: FolderResolver) -> Path:
