@@ -25,9 +25,9 @@ def remember_definitions(blocks, definitions: dict) -> None:
 
 def globals_for(fn, caller_globals: dict) -> dict:
     """The globals `fn` runs with: its own module's names when it is defined in another
-    project file than the analysed one, else the caller's."""
-    block = fn.block
-    if block is None or block.path is None:
-        return caller_globals
-    own = block.memo.get(_DEFINITIONS)
+    project file than the analysed one, else the caller's. Only a summarised module's
+    blocks remember definitions (modules.summarize builds them apart from any document's):
+    the analysed file's blocks, and library source parsed for evidence, find none. Every
+    function the interpreter runs is made from a block, so `fn.block` is never None."""
+    own = fn.block.memo.get(_DEFINITIONS)
     return dict(own) if own is not None else caller_globals
