@@ -24,15 +24,27 @@ LITERAL, ONE, CLASS, STAR, ANY, OPTIONAL_DIRS = range(6)
 class Glob:
     """One pattern (without its `!` or trailing `/`), ready to match relative posix paths."""
 
-    __slots__ = ("tokens",)
+    __slots__ = ("tokens", "required")
 
     def __init__(self, pattern: str, anchored: bool):
         # Unanchored, a pattern matches a name at any depth: `**/` before it.
         tokens = [] if anchored else _optional_dirs()
         tokens.extend(_tokens(pattern))
         self.tokens = tuple(tokens)
+        self.required = _required_texts(self.tokens)
 
     def fullmatch(self, path: str) -> bool:
+        # Most paths of a run match no pattern, and most patterns hold a name: a path
+        # without that text is refused at C speed, before the character-by-character walk
+        # (a project's `exclude` is asked of every file: 7 patterns over 1,484 files took
+        # 7% of bench/throughput.py's run).
+        for text in self.required:
+            if text not in path:
+                return False
+        return self.nfa_match(path)
+
+    def nfa_match(self, path: str) -> bool:
+        """The match itself, without the texts check in front of it."""
         tokens = self.tokens
         states = self._closure({0})
         for char in path:
@@ -73,6 +85,28 @@ class Glob:
                     states.add(j)
                     todo.append(j)
         return states
+
+
+def _required_texts(tokens: tuple) -> tuple[str, ...]:
+    """The runs of literal characters every match consumes in a row: each is in any path
+    the pattern matches. A `**/` group (OPTIONAL_DIRS and the two tokens after it) may be
+    skipped whole, so its `/` is not required; a star, `?` or class ends a run."""
+    runs: list[str] = []
+    current: list[str] = []
+    i = 0
+    while i < len(tokens):
+        kind = tokens[i][0]
+        if kind == LITERAL:
+            current.append(tokens[i][1])
+            i += 1
+            continue
+        if current:
+            runs.append("".join(current))
+            current = []
+        i += 3 if kind == OPTIONAL_DIRS else 1
+    if current:
+        runs.append("".join(current))
+    return tuple(sorted(set(runs), key=len, reverse=True))  # the longest refuses most
 
 
 def _consumes(token: tuple, char: str) -> bool:
