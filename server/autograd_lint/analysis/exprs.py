@@ -346,7 +346,7 @@ class ExpressionMixin:
                 for index, gen in enumerate(generators):
                     if len(sources) <= index:
                         sources.append(self.element_of(self.ev(gen.iter)))
-                    self.bind(gen.target, sources[index], gen)
+                    self.bind(gen.target, sources[index], gen.target)
                     for cond in gen.ifs:
                         self.ev(cond)
                 if len(elements) == 1:
