@@ -340,6 +340,9 @@ class ExpressionMixin:
         result = Val(EMPTY, CONTAINER)
         made = []  # each pass's element, when there is one element expression
         loop = self.enter_loop(node)
+        # The loop's entry is the state before it: the passes run on a copy (as statement
+        # loops do), or the names they bind would seem to be there before the loop.
+        self.state = self.state.copy()
         try:
             for number in (1, 2):
                 self.context.append(LoopPass(node, number))
