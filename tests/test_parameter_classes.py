@@ -113,6 +113,17 @@ def test_a_parameter_never_called_is_left_alone() -> None:
     assert parameter_class(function, function.args.args[0], classes) is None
 
 
+# Another top-level model the corpus file's training function could be given.
+SECOND_CLASS = (
+    "\n\nclass PlainModel(nn.Module):\n"
+    "    def __init__(self):\n"
+    "        super().__init__()\n"
+    "        self.lin = nn.Linear(6, 1)\n\n"
+    "    def forward(self, inputs, target):\n"
+    "        return ((self.lin(inputs) - target) ** 2).mean()\n"
+)
+
+
 # -- end to end: the corpus crash, and what takes the evidence away ------------------------
 def test_the_layer_state_is_found_through_the_inferred_class() -> None:
     # The corpus file calls `fit` only through a name looked up at run time.
@@ -124,17 +135,9 @@ def test_the_layer_state_is_found_through_the_inferred_class() -> None:
 def test_a_second_class_that_takes_the_call_silences_it() -> None:
     # The same file with another top-level model the training function could be given:
     # which one it gets is a guess, and a guess is no ground for an error.
-    other = (
-        "\n\nclass PlainModel(nn.Module):\n"
-        "    def __init__(self):\n"
-        "        super().__init__()\n"
-        "        self.lin = nn.Linear(6, 1)\n\n"
-        "    def forward(self, inputs, target):\n"
-        "        return ((self.lin(inputs) - target) ** 2).mean()\n"
-    )
     text = CRASH.read_text().partition('\nif __name__ == "__main__":')[0]  # `fit` a root
     assert [c for c in codes(text) if c[0] == "AG001"]
-    text = text.replace("\n\ndef fit(", other + "\n\ndef fit(", 1)
+    text = text.replace("\n\ndef fit(", SECOND_CLASS + "\n\ndef fit(", 1)
     assert not [c for c in codes(text) if c[0] == "AG001"]
 
 
@@ -144,16 +147,8 @@ def test_an_editor_adding_and_removing_a_second_class_gets_the_fresh_answer() ->
     # cached answer is reused. A stale one kept the AG001 after the second class came.
     from autograd_lint.analysis.engine import AnalysisCache
 
-    other = (
-        "\n\nclass PlainModel(nn.Module):\n"
-        "    def __init__(self):\n"
-        "        super().__init__()\n"
-        "        self.lin = nn.Linear(6, 1)\n\n"
-        "    def forward(self, inputs, target):\n"
-        "        return ((self.lin(inputs) - target) ** 2).mean()\n"
-    )
     alone = CRASH.read_text().partition('\nif __name__ == "__main__":')[0]
-    both = alone.replace("\n\ndef fit(", other + "\n\ndef fit(", 1)
+    both = alone.replace("\n\ndef fit(", SECOND_CLASS + "\n\ndef fit(", 1)
     # The one class's summary detached: its forward no longer carries the first graph.
     detached = alone.replace("self.store + key.mean(0)", "self.store.detach() + key.mean(0)")
     cache = AnalysisCache()
