@@ -189,3 +189,30 @@ def test_a_change_in_an_imported_file_reaches_its_importers(tmp_path):
     assert [f.code for f in analyze(train.read_text(), str(train), resolver=workspace.resolve)] == [
         "AG001"
     ]
+
+
+def test_an_open_document_sees_a_change_in_the_file_it_imports(tmp_path):
+    # As in an editor: train.py stays open (one AnalysisCache) with a block that does not
+    # parse, and only models.py changes. train.py's own blocks are the very objects the
+    # last analysis read, so only the imported module's key says the analysis is stale.
+    from autograd_lint.analysis.engine import AnalysisCache
+
+    broken = "\n\ndef report(\n"  # typed half-way, below the loop
+    train_text = TRAIN.format(import_line="from models import Keeper", constructor="Keeper()")
+    root = write_project(tmp_path, {"models.py": MODELS, "train.py": train_text + broken})
+    workspace = Workspace(root)
+    train = root / "train.py"
+    cache = AnalysisCache()
+
+    def codes():
+        found = analyze(train.read_text(), str(train), cache=cache, resolver=workspace.resolve)
+        return sorted(f.code for f in found)
+
+    assert codes() == ["AG000", "AG001"]
+    detached = MODELS.replace(
+        "self.state = self.cell(x, self.state)", "self.state = self.cell(x, self.state).detach()"
+    )
+    workspace.changed(root / "models.py", detached)
+    assert codes() == ["AG000"]
+    workspace.changed(root / "models.py", None)  # the file on disk again
+    assert codes() == ["AG000", "AG001"]
