@@ -65,11 +65,10 @@ def parses_with_nothing_to_check(source: str) -> bool:
 
 def _too_shallow_to_differ(source: str) -> bool:
     """Whether no tree `source` can parse into reaches the depth where the two walks
-    part (on 3.11: the levels left below the limit, counted from where the caller stands)."""
+    part (on 3.11: the levels left below the limit, counted from where the caller stands).
+    Only asked below 3.12 (parses_with_nothing_to_check returns before on 3.12 and later)."""
     if sys.version_info < (3, 11):
         return True  # ast.parse counts no depth: symtable's limit is the only one
-    if sys.version_info >= (3, 12):
-        return False
     levels_left = LEVELS_PER_FRAME * (sys.getrecursionlimit() - _stack_depth())
     deepest = PARSER_NESTING + len(source) // 2
     return deepest < levels_left - MARGIN_LEVELS
