@@ -49,25 +49,33 @@ def takes_optimizer_index(step) -> bool:
 def optimizer_count(info) -> int | None:
     """How many optimizers `configure_optimizers` returns: the length of the list (or of
     the first list of `[optimizers], [schedulers]`) every `return` of it spells out."""
+    shape = _returned_shape(info)
+    return shape[0] if shape is not None else None
+
+
+def _returned_shape(info) -> tuple[int, bool] | None:
+    """(the optimizers' count, whether every `return` is `[optimizers], [schedulers]`), or
+    None when the returns do not agree on both."""
     method = info.find_method(CONFIGURE)
     if method is None:
         return None
-    counts = set()
+    shapes = set()
     for node in ast.walk(method.node):
         if isinstance(node, ast.Return):
             value = node.value
-            if (
+            pair = (
                 isinstance(value, ast.Tuple)
                 and len(value.elts) == 2
                 and isinstance(value.elts[0], ast.List)
-            ):
+            )
+            if pair:
                 value = value.elts[0]
             if not isinstance(value, (ast.List, ast.Tuple)) or any(
                 isinstance(e, ast.Starred) for e in value.elts
             ):
                 return None
-            counts.add(len(value.elts))
-    return counts.pop() if len(counts) == 1 else None
+            shapes.add((len(value.elts), pair))
+    return shapes.pop() if len(shapes) == 1 else None
 
 
 def optimizer_loop(info, step, module: str, batch: str, loader: str) -> ast.For | None:
@@ -78,14 +86,17 @@ def optimizer_loop(info, step, module: str, batch: str, loader: str) -> ast.For 
     optimizers[i], i)` (or `optimizers[i].step()` without an override), each statement
     placed at the user's line it stands for. `batch_index` is left unbound: one batch
     stands for all, so no `if batch_idx == 0:` may be decided by it."""
-    count = optimizer_count(info) if takes_optimizer_index(step) else None
-    if not count:
+    shape = _returned_shape(info) if takes_optimizer_index(step) else None
+    if shape is None or not shape[0]:
         return None
+    count, pair = shape
     returns = [n for n in ast.walk(step.node) if isinstance(n, ast.Return) and n.value is not None]
     hook = info.methods.get(HOOK)  # an override in the class itself
     at_return = returns[-1] if returns else step.node
     at_hook = _header(hook.node) if hook is not None else at_return
-    body = [(f"optimizers = {module}.{CONFIGURE}()", at_return)]
+    # `[optimizers], [schedulers]`: Lightning steps the first list's optimizers.
+    returned = f"{module}.{CONFIGURE}()" + ("[0]" if pair else "")
+    body = [(f"optimizers = {returned}", at_return)]
     for index in range(count):
         body.append((f"loss = {module}.training_step({batch}, batch_index, {index})", at_return))
         if returns:
