@@ -25,7 +25,9 @@ CLEAN = CORPUS / "clean_legacy_lightning_penalty_before_step.py"
 LEGACY_FIT = """
 
 def legacy_fit(module, batches):
-    optimizers = module.configure_optimizers()
+    optimizers, schedulers = module.configure_optimizers(), []
+    if isinstance(optimizers, tuple) and len(optimizers) == 2:  # init_optimizers' pair
+        optimizers, schedulers = optimizers
     for batch_idx, batch in enumerate(batches):
         for opt_idx, optimizer in enumerate(optimizers):
             if len(optimizers) > 1:
@@ -39,6 +41,8 @@ def legacy_fit(module, batches):
             module.optimizer_step(0, batch_idx, optimizer, opt_idx, lambda: None,
                                   using_native_amp=False)
             optimizer.zero_grad()
+    for scheduler in schedulers:
+        scheduler.step()
 
 
 torch.manual_seed(0)

@@ -21,6 +21,7 @@ import linecache
 import re
 
 from autograd_lint.analysis import analyze
+from test_lightning_legacy import CRASH, LEGACY_FIT
 from torch_labels import FREED_ERROR, IN_PLACE_ERROR, assert_behaves_as_labelled
 
 # library_distributions._parse 28: a Categorical built once from a graph, before the
@@ -65,83 +66,33 @@ def test_the_steps_inside_torch_point_at_the_lines_their_messages_name(torch_pyt
 # judge's optimizer stepped the weights its graph saved. LEGACY_FIT is that test's
 # reproduction of pytorch-lightning 0.8.5's loop (not installable beside torch 2.13), with
 # its init_optimizers split of the pair and the schedulers stepped after the epoch.
-PENALTY_IN_THE_SECOND_HOOK = """import pytorch_lightning as pl
-import torch
-import torch.nn.functional as F
-from torch import nn
+def _penalty_in_the_second_hook() -> str:
+    """The corpus crash's class with a scheduler returned beside its two optimizers, and
+    its penalty back-propagated in the maker's hook (optimizer_idx 1) instead."""
+    text = CRASH.read_text(encoding="utf-8")
+    text = "".join(line for line in text.splitlines(True) if not line.startswith("#"))
+    for old, new in (
+        ("return [judge_opt, maker_opt]\n",
+         "return [judge_opt, maker_opt], [torch.optim.lr_scheduler.StepLR(judge_opt, 1)]\n"),
+        ("  # expect: AG007", ""),
+        ("zero_grad()\n        if optimizer_idx == 0:\n", "zero_grad()\n        if optimizer_idx == 1:\n"),
+        ("(10.0 * self.penalty).backward()\n            optimizer.step()\n"
+         "            optimizer.zero_grad()\n", "(10.0 * self.penalty).backward()\n"),
+    ):  # fmt: skip
+        assert text.count(old) == 1, old
+        text = text.replace(old, new)
+    return text
 
 
-class PenalizedPair(pl.LightningModule):
-    def __init__(self):
-        super().__init__()
-        self.maker = nn.Sequential(nn.Linear(4, 16), nn.Tanh(), nn.Linear(16, 6))
-        self.judge = nn.Sequential(nn.Linear(6, 16), nn.Softplus(), nn.Linear(16, 1))
-        self.penalty = None
-
-    def configure_optimizers(self):
-        judge_opt = torch.optim.Adam(self.judge.parameters(), lr=1e-3)
-        maker_opt = torch.optim.Adam(self.maker.parameters(), lr=1e-3)
-        return [judge_opt, maker_opt], [torch.optim.lr_scheduler.StepLR(judge_opt, 1)]
-
-    def training_step(self, batch, batch_idx, optimizer_idx):
-        noise = torch.randn(batch.shape[0], 4)
-        if optimizer_idx == 0:
-            fake = self.maker(noise).detach()
-            loss = F.softplus(self.judge(fake)).mean() + F.softplus(-self.judge(batch)).mean()
-            batch.requires_grad = True
-            (grad,) = torch.autograd.grad(self.judge(batch).sum(), batch, create_graph=True)
-            self.penalty = grad.pow(2).sum(1).mean()
-            return {"loss": loss}
-        return {"loss": F.softplus(-self.judge(self.maker(noise))).mean()}
-
-    def optimizer_step(
-        self,
-        epoch,
-        batch_idx,
-        optimizer,
-        optimizer_idx,
-        second_order_closure=None,
-        on_tpu=False,
-        using_native_amp=False,
-        using_lbfgs=False,
-    ):
-        optimizer.step()
-        optimizer.zero_grad()
-        if optimizer_idx == 1:
-            (10.0 * self.penalty).backward()
-"""
-PENALTY_LINE = 44
-LEGACY_FIT = """
-
-def legacy_fit(module, batches):
-    optimizers, schedulers = module.configure_optimizers()
-    for batch_idx, batch in enumerate(batches):
-        for opt_idx, optimizer in enumerate(optimizers):
-            if len(optimizers) > 1:
-                for param in module.parameters():
-                    param.requires_grad = False
-                for group in optimizer.param_groups:
-                    for param in group["params"]:
-                        param.requires_grad = True
-            output = module.training_step(batch.clone(), batch_idx, opt_idx)
-            output["loss"].backward()
-            module.optimizer_step(0, batch_idx, optimizer, opt_idx, lambda: None,
-                                  using_native_amp=False)
-            optimizer.zero_grad()
-    for scheduler in schedulers:
-        scheduler.step()
-
-
-torch.manual_seed(0)
-legacy_fit(PenalizedPair(), [torch.randn(8, 6) for _ in range(3)])
-"""
+PENALTY_IN_THE_SECOND_HOOK = _penalty_in_the_second_hook()
+PENALTY_LINE = next(
+    number
+    for number, line in enumerate(PENALTY_IN_THE_SECOND_HOOK.splitlines(), 1)
+    if "(10.0 * self.penalty).backward()" in line
+)
 
 
 def test_the_second_optimizer_of_an_optimizers_and_schedulers_pair_is_run(torch_python, tmp_path):
-    assert (
-        "(10.0 * self.penalty).backward()"
-        in PENALTY_IN_THE_SECOND_HOOK.splitlines()[PENALTY_LINE - 1]
-    )
     program = PENALTY_IN_THE_SECOND_HOOK + LEGACY_FIT
     assert_behaves_as_labelled(torch_python, program, (IN_PLACE_ERROR, PENALTY_LINE), tmp_path)
     (finding,) = [f for f in analyze(PENALTY_IN_THE_SECOND_HOOK, "f.py") if f.code == "AG007"]
