@@ -3,16 +3,7 @@
 from __future__ import annotations
 
 import pytest
-
-
-@pytest.fixture(scope="module")
-def torch():
-    """torch, imported when the first test here runs (not when the suite is collected:
-    each xdist worker collects every file, and only one of them runs these)."""
-    import torch
-
-    return torch
-
+import torch  # a dev dependency: without it this file fails, it does not skip
 
 FREED = "Trying to backward through the graph a second time"
 
@@ -23,7 +14,7 @@ def second_backward_error(loss) -> str:
     return str(caught.value)
 
 
-def test_probing_a_freed_saved_tensor_raises_what_backward_would(torch):
+def test_probing_a_freed_saved_tensor_raises_what_backward_would():
     x = torch.randn(3, requires_grad=True)
     y = torch.tanh(x)
     loss = (y * y).sum()
@@ -37,14 +28,14 @@ def test_probing_a_freed_saved_tensor_raises_what_backward_would(torch):
     assert str(probed.value) == second_backward_error(loss)
 
 
-def test_probing_a_live_saved_tensor_runs_nothing(torch):
+def test_probing_a_live_saved_tensor_runs_nothing():
     x = torch.randn(3, requires_grad=True)
     y = torch.tanh(x)
     assert torch.equal(y.grad_fn._saved_result, y)
     assert x.grad is None
 
 
-def test_probing_a_tensor_modified_in_place_raises_what_backward_would(torch):
+def test_probing_a_tensor_modified_in_place_raises_what_backward_would():
     x = torch.randn(3, requires_grad=True)
     y = torch.sigmoid(x)
     z = y * y
@@ -57,7 +48,7 @@ def test_probing_a_tensor_modified_in_place_raises_what_backward_would(torch):
     assert str(real.value).split(". Hint")[0] == str(probed.value).split(". Hint")[0]
 
 
-def test_custom_function_saved_tensors_probe_like_builtin_nodes(torch):
+def test_custom_function_saved_tensors_probe_like_builtin_nodes():
     class Double(torch.autograd.Function):
         @staticmethod
         def forward(ctx, a):
@@ -77,7 +68,7 @@ def test_custom_function_saved_tensors_probe_like_builtin_nodes(torch):
         node.saved_tensors  # noqa: B018
 
 
-def test_sequence_numbers_peek_at_the_next_node(torch):
+def test_sequence_numbers_peek_at_the_next_node():
     peek = torch._C._autograd._get_sequence_nr
     x = torch.randn(3, requires_grad=True)
     before = peek()
@@ -88,7 +79,7 @@ def test_sequence_numbers_peek_at_the_next_node(torch):
     assert peek() == before + 2
 
 
-def test_saved_tensor_hooks_are_dropped_when_freed(torch):
+def test_saved_tensor_hooks_are_dropped_when_freed():
     # A hooked saved tensor is therefore alive, and the probe can skip unpacking it.
     x = torch.randn(3, requires_grad=True)
     with torch.autograd.graph.save_on_cpu():
@@ -98,7 +89,7 @@ def test_saved_tensor_hooks_are_dropped_when_freed(torch):
     assert y.grad_fn._raw_saved_result.unpack_hook is None
 
 
-def test_anomaly_mode_records_the_forward_stack_per_node(torch):
+def test_anomaly_mode_records_the_forward_stack_per_node():
     # The alternative to sequence-number line maps; the harness does not need it.
     with torch.autograd.set_detect_anomaly(True, check_nan=False):
         y = torch.tanh(torch.randn(3, requires_grad=True))
