@@ -160,6 +160,31 @@ def test_an_editor_adding_and_removing_a_second_class_gets_the_fresh_answer() ->
     assert seen == [True, False, True, False, True]
 
 
+def test_a_keystroke_elsewhere_reuses_the_roots_parameter_classes(monkeypatch) -> None:
+    # Every root's key holds its parameters' classes, and working them out matched each
+    # call against every module class's forward: a third of a keystroke in a 5,000-line
+    # file. While the classes stay as they were, an edit to another function asks no root
+    # again; an edit to a class asks every root again.
+    from autograd_lint.analysis import engine
+
+    asked = []
+    real = engine.parameter_class
+    monkeypatch.setattr(
+        engine, "parameter_class", lambda *args: asked.append(args[1].arg) or real(*args)
+    )
+    alone = CRASH.read_text().partition('\nif __name__ == "__main__":')[0]
+    helper = "\n\ndef helper(values):\n    return sum(values)\n"
+    cache = engine.AnalysisCache()
+    analyze(alone, "t.py", cache=cache)
+    assert "net" in asked
+    asked.clear()
+    edited = [(f.code, f.span.start.line) for f in analyze(alone + helper, "t.py", cache=cache)]
+    assert asked == [] and edited == codes(alone + helper)
+    detached = alone.replace("self.store + key.mean(0)", "self.store.detach() + key.mean(0)")
+    edited = [(f.code, f.span.start.line) for f in analyze(detached, "t.py", cache=cache)]
+    assert "net" in asked and edited == codes(detached)
+
+
 def test_a_crash_through_a_class_read_from_calls_is_a_warning_that_names_the_guess() -> None:
     # Nothing in the file passes `net` to `fit`: that it is the file's model class is read
     # from `net(...)`'s calls, a guess, so the crash is a warning whose evidence says so.

@@ -107,6 +107,24 @@ def _is_ascii(block) -> bool:
     return found
 
 
+def classes_signature(classes: dict) -> tuple:
+    """What every answer of `parameter_class` rests on besides the root function's own
+    tree: each class's name and where it stands in the text of its block (its `forward`,
+    its bases, the parts it builds), and the imports its bases are resolved through."""
+    aliases = next((info.aliases for info in classes.values()), {})
+    return (
+        tuple(
+            (name, getattr(info.block, "key", None), info.node.lineno - _parsed_start(info))
+            for name, info in classes.items()
+        ),
+        tuple(sorted(aliases.items())),
+    )
+
+
+def _parsed_start(info) -> int:
+    return getattr(info.block, "parsed_start", 0)
+
+
 class ClassTable:
     """What `parameter_class` asks of the file's classes, worked out once per program: the
     top module classes' `forward` and which classes another builds. Every parameter of
