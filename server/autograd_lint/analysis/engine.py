@@ -369,8 +369,6 @@ def _parameter_classes(fn, program: Program, class_table: ClassTable, answers=No
     calls, or an edit to the one that does, changes the root's findings. `answers`: the
     document's memo of which class blocks (AnalysisCache.parameter_classes_memo); the
     dependencies of each are worked out afresh, as other blocks may have changed."""
-    if not program.classes:
-        return ()
     taken = answers.get(fn.node) if answers is not None else None
     if taken is None:
         taken = _classes_taken(fn, program, class_table)

@@ -109,20 +109,10 @@ def _is_ascii(block) -> bool:
 
 def classes_signature(classes: dict) -> tuple:
     """What every answer of `parameter_class` rests on besides the root function's own
-    tree: each class's name and where it stands in the text of its block (its `forward`,
-    its bases, the parts it builds), and the imports its bases are resolved through."""
-    aliases = next((info.aliases for info in classes.values()), {})
-    return (
-        tuple(
-            (name, getattr(info.block, "key", None), info.node.lineno - _parsed_start(info))
-            for name, info in classes.items()
-        ),
-        tuple(sorted(aliases.items())),
-    )
-
-
-def _parsed_start(info) -> int:
-    return getattr(info.block, "parsed_start", 0)
+    tree: the file's classes by name, in order, with the text of the block of each (its
+    `forward`, its parts, the local bases it names). The imports are not needed: a class
+    with a `forward` of its own or of a local base is a module whatever its other bases."""
+    return tuple((name, info.block.key) for name, info in classes.items())
 
 
 class ClassTable:
