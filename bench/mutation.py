@@ -7,6 +7,8 @@
     python bench/mutation.py --show                # and the diff of every survivor
     python bench/mutation.py --survivors           # only the last run's survivors, again
     python bench/mutation.py --rev HEAD            # a commit's tree, not the working tree
+    python bench/mutation.py --functions engine._parameter_classes engine.AnalysisCache.update_blocks
+                                                   # every mutant of these functions only
 
 Runs mutmut (`pip install -r bench/requirements-mutation.txt`) with bench/mutmut.cfg.
 mutmut only finds code under ./, src/ or source/, and this repository keeps the package in
@@ -30,6 +32,7 @@ import shutil
 import subprocess
 import sys
 from collections import Counter
+from fnmatch import fnmatch
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -106,6 +109,15 @@ def verdicts(work: Path) -> dict[str, str]:
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
+def function_pattern(dotted: str) -> str:
+    """mutmut's names for the mutants of `module.function` or `module.Class.method`: it
+    mangles a function to `x_<name>` and a method to `xǁ<Class>ǁ<name>`."""
+    module, _, rest = dotted.partition(".")
+    owner, _, function = rest.rpartition(".")
+    mangled = f"xǁ{owner}ǁ{function}" if owner else f"x_{function}"
+    return f"{PREFIX}{module}.{mangled}__mutmut_*"
+
+
 def module_of(name: str) -> str:
     return name[len(PREFIX) :].split(".")[0] if name.startswith(PREFIX) else name
 
@@ -121,6 +133,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--survivors", action="store_true", help="run again only the last run's survivors"
     )
+    parser.add_argument(
+        "--functions",
+        nargs="*",
+        help="only these functions' mutants: module.function or module.Class.method",
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     parser.add_argument("--show", action="store_true", help="print each survivor's diff")
@@ -132,6 +149,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args.report_only:
         prepare(work, args.rev)
         patterns = [f"{PREFIX}{m}.*" for m in args.modules or []]
+        patterns += [function_pattern(name) for name in args.functions or []]
         if args.survivors:
             # After writing tests for them: named mutants are run again, whatever mutmut
             # recorded (a mutant whose function changed since is generated anew, unrun).
@@ -169,6 +187,9 @@ def main(argv: list[str] | None = None) -> int:
         results = {k: v for k, v in results.items() if k in set(patterns)}
     if args.modules:
         results = {k: v for k, v in results.items() if module_of(k) in args.modules}
+    if args.functions:
+        wanted = [function_pattern(name) for name in args.functions]
+        results = {k: v for k, v in results.items() if any(fnmatch(k, p) for p in wanted)}
     checked = {k: v for k, v in results.items() if v != "not checked"}
     by_module: dict[str, Counter] = {}
     for name, status in checked.items():

@@ -5,6 +5,7 @@ exist."""
 
 from __future__ import annotations
 
+import ast
 import re
 import shlex
 import subprocess
@@ -61,3 +62,24 @@ def test_each_mutation_command_names_real_options_and_modules(command):
             for m in modules
         ]
         assert modules and all(exists), list(zip(modules, exists))
+    if "--functions" in argv:
+        names = []
+        for word in argv[argv.index("--functions") + 1 :]:
+            if word.startswith("--"):
+                break
+            names.append(word)
+        assert names and [n for n in names if not _defined(n)] == []
+
+
+def _defined(dotted: str) -> bool:
+    """Whether `module.function` or `module.Class.method` is defined in analysis/."""
+    module, _, rest = dotted.partition(".")
+    owner, _, function = rest.rpartition(".")
+    path = ROOT / "server" / "autograd_lint" / "analysis" / f"{module}.py"
+    if not path.exists():
+        return False
+    body = ast.parse(path.read_text(encoding="utf-8")).body
+    if owner:
+        classes = [n for n in body if isinstance(n, ast.ClassDef) and n.name == owner]
+        body = [n for c in classes for n in c.body]
+    return any(isinstance(n, ast.FunctionDef) and n.name == function for n in body)
