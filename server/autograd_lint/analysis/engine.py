@@ -362,30 +362,26 @@ def analyze_blocks(blocks: list[Block], cache: AnalysisCache | None, program: Pr
     return list(found.values())
 
 
-def _parameter_classes(fn, program: Program, class_table: ClassTable, answers=None) -> tuple:
+def _parameter_classes(fn, program: Program, class_table: ClassTable, answers) -> tuple:
     """The file's classes a root's parameters are taken for from their calls
     (parameter_classes.py), as the root's key needs them: the function's text need not name
     them, so they are not among its dependencies, and another class that also takes the
     calls, or an edit to the one that does, changes the root's findings. `answers`: the
     document's memo of which class blocks (AnalysisCache.parameter_classes_memo); the
     dependencies of each are worked out afresh, as other blocks may have changed."""
-    taken = answers.get(fn.node) if answers is not None else None
+    taken = answers.get(fn.node)
     if taken is None:
-        taken = _classes_taken(fn, program, class_table)
-        if answers is not None:
-            answers[fn.node] = taken
+        taken = answers[fn.node] = _classes_taken(fn, program, class_table)
     return tuple((name, block.key, program.dependencies(block)) for name, block in taken)
 
 
 def _classes_taken(fn, program: Program, class_table: ClassTable) -> tuple:
-    """(parameter, the block of the class it is taken for) of each parameter that has one."""
+    """(parameter, the block of the class it is taken for) of each parameter that has one.
+    An annotated parameter's class and a method's own class (`self(x)`) are in the key
+    already, as blocks its text names or as its own block: asking for them adds nothing."""
     arguments = fn.node.args
     found = []
-    for index, param in enumerate([*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]):
-        if param.annotation is not None or (
-            index == 0 and fn.owner is not None and param.arg in ("self", "cls")
-        ):
-            continue  # an annotation names its class: the text's dependencies hold it
+    for param in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]:
         info = parameter_class(fn.node, param, program.classes, class_table)
         if info is not None:
             found.append((param.arg, info.block))
