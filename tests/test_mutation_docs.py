@@ -51,11 +51,7 @@ def test_each_mutation_command_names_real_options_and_modules(command):
     options = [word.split("=")[0] for word in argv if word.startswith("--")]
     assert options and [o for o in options if o not in declared_options(help_text)] == []
     if "--modules" in argv:
-        modules = []
-        for word in argv[argv.index("--modules") + 1 :]:
-            if word.startswith("--"):
-                break
-            modules.append(word)
+        modules = _values_of(argv, "--modules")
         analysis = ROOT / "server" / "autograd_lint" / "analysis"
         exists = [
             (analysis / f"{m}.py").exists() or (analysis / m / "__init__.py").exists()
@@ -63,12 +59,18 @@ def test_each_mutation_command_names_real_options_and_modules(command):
         ]
         assert modules and all(exists), list(zip(modules, exists))
     if "--functions" in argv:
-        names = []
-        for word in argv[argv.index("--functions") + 1 :]:
-            if word.startswith("--"):
-                break
-            names.append(word)
+        names = _values_of(argv, "--functions")
         assert names and [n for n in names if not _defined(n)] == []
+
+
+def _values_of(argv: list[str], option: str) -> list[str]:
+    """The words after `option` up to the next option."""
+    found = []
+    for word in argv[argv.index(option) + 1 :]:
+        if word.startswith("--"):
+            break
+        found.append(word)
+    return found
 
 
 def _defined(dotted: str) -> bool:
