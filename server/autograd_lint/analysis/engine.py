@@ -50,8 +50,8 @@ class AnalysisCache:
         self.definitions: dict = {}  # Program's per-block definitions
         self.memo = ParseMemo()
         # The classes each root's parameters are taken for (parameter_classes.py), by the
-        # root's tree, while the file's classes stay as they were: every keystroke asked
-        # every unannotated parameter of every root against every module class again
+        # root's tree, while the file's classes stay as they were: every keystroke matched
+        # the calls on every parameter of every root against every module class again
         # (a third of a keystroke's CPU in a 5,000-line file).
         self.parameter_answers: tuple = (None, weakref.WeakKeyDictionary())
         self.stats = {"blocks_parsed": 0, "roots_run": 0, "roots_reused": 0, "analyses_reused": 0}
