@@ -145,19 +145,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rev", help="mutate this commit's tree instead of the working tree")
     args = parser.parse_args(argv)
 
+    wanted = [function_pattern(name) for name in args.functions or []]
+
+    def selected(name: str) -> bool:
+        """In a module of --modules or a function of --functions (every mutant with neither)."""
+        if not args.modules and not wanted:
+            return True
+        return module_of(name) in (args.modules or ()) or any(fnmatch(name, p) for p in wanted)
+
     work = args.work.resolve()
     if not args.report_only:
         prepare(work, args.rev)
         patterns = [f"{PREFIX}{m}.*" for m in args.modules or []]
-        patterns += [function_pattern(name) for name in args.functions or []]
+        patterns += wanted
         if args.survivors:
             # After writing tests for them: named mutants are run again, whatever mutmut
             # recorded (a mutant whose function changed since is generated anew, unrun).
             previous = verdicts(work)
             patterns = sorted(
-                name
-                for name, status in previous.items()
-                if status == "survived" and (not args.modules or module_of(name) in args.modules)
+                name for name, status in previous.items() if status == "survived" and selected(name)
             )
             if not patterns:
                 print("no survivors recorded")
@@ -167,9 +173,7 @@ def main(argv: list[str] | None = None) -> int:
             # mutmut has no generate-only command: a pattern that matches no mutant makes it
             # stop, with an assertion, right after generating.
             mutmut(work, "run", "--max-children", str(args.jobs), f"{PREFIX}__none__", quiet=True)
-            names = sorted(verdicts(work))
-            if args.modules:
-                names = [n for n in names if module_of(n) in args.modules]
+            names = sorted(name for name in verdicts(work) if selected(name))
             rng = random.Random(args.seed)
             groups: dict[str, list[str]] = {}
             for name in names:
@@ -185,11 +189,7 @@ def main(argv: list[str] | None = None) -> int:
     if (args.sample or args.survivors) and not args.report_only:
         # Only this run's draw: the scratch tree keeps earlier runs' verdicts too.
         results = {k: v for k, v in results.items() if k in set(patterns)}
-    if args.modules:
-        results = {k: v for k, v in results.items() if module_of(k) in args.modules}
-    if args.functions:
-        wanted = [function_pattern(name) for name in args.functions]
-        results = {k: v for k, v in results.items() if any(fnmatch(k, p) for p in wanted)}
+    results = {k: v for k, v in results.items() if selected(k)}
     checked = {k: v for k, v in results.items() if v != "not checked"}
     by_module: dict[str, Counter] = {}
     for name, status in checked.items():
