@@ -19,6 +19,10 @@ A raw JSON-RPC client (no pygls on this side, so the numbers are the server's) s
   that do not; then the same file and edits sent to `ruff server` (default rules), for which
   the same numbers are printed beside ours (skipped with --no-ruff or without ruff);
 - memory: the server's RSS after opening --files such files;
+- beside startup, the floor under it: a pygls `LanguageServer` with no feature of ours
+  (bench/pygls_floor.py, the same Python, pygls and lsprotocol) from process start to its
+  `initialize` response, median of --starts runs, with our lsprotocol import cache and
+  without it; what our code adds is the difference;
 - beside startup, first open and keystrokes, the server's own CPU time for them (from
   /proc/PID/task/*/schedstat), which a busy shared machine disturbs far less; ruff
   server's too; and the machine's load average at the start and the end of the run.
@@ -50,6 +54,7 @@ from machine_load import load_average
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "samples"
 SERVER = [sys.executable, "-m", "autograd_lint.lsp"]
+PYGLS_FLOOR = [sys.executable, str(Path(__file__).resolve().parent / "pygls_floor.py")]
 CAPABILITIES = {
     "general": {"positionEncodings": ["utf-16"]},
     "textDocument": {
@@ -115,13 +120,13 @@ class Client:
         self.reader = asyncio.ensure_future(self._read())
 
     @classmethod
-    async def start(cls, **extra_env: str) -> Client:
+    async def start(cls, command: list[str] = SERVER, **extra_env: str) -> Client:
         # As an editor starts it: with bytecode caching on, whatever this shell says (the
         # first of the --starts runs writes the .pyc files the others read).
         env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
         env.update(extra_env)
         process = await asyncio.create_subprocess_exec(
-            *SERVER,
+            *command,
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
             limit=2**26,
@@ -181,9 +186,9 @@ class Client:
         self.reader.cancel()
 
 
-async def initialized_client(**extra_env: str) -> tuple[Client, float]:
+async def initialized_client(command: list[str] = SERVER, **extra_env: str) -> tuple[Client, float]:
     started = time.perf_counter()
-    client = await Client.start(**extra_env)
+    client = await Client.start(command, **extra_env)
     await client.request(
         "initialize", {"processId": os.getpid(), "rootUri": None, "capabilities": CAPABILITIES}
     )
@@ -367,6 +372,22 @@ async def ruff_typing(text: str, edits, parses: list[bool], gap: float) -> dict 
     return split_summary(latencies, cpu_times, parses)
 
 
+async def pygls_floor(starts: int) -> dict:
+    """Process start to `initialize` answered by a pygls server with nothing of ours
+    (median of `starts`, wall and CPU ms), with our lsprotocol import cache and without."""
+    floor = {}
+    for name, env in (("cached", {}), ("uncached", {"AUTOGRAD_LINT_NO_IMPORT_CACHE": "1"})):
+        walls, cpus = [], []
+        for _ in range(starts):
+            client, elapsed = await initialized_client(PYGLS_FLOOR, **env)
+            walls.append(elapsed)
+            cpus.append(client.startup_cpu)
+            await client.stop()
+        floor[name] = statistics.median(walls) * 1000
+        floor[f"{name}_cpu"] = statistics.median(cpus) * 1000
+    return floor
+
+
 async def measure(args) -> dict:
     load_at_start = load_average()
     text = training_file(args.lines)
@@ -389,6 +410,8 @@ async def measure(args) -> dict:
         first_open_cpu.append(cpu_seconds(client.process.pid) - cpu)
         if index < args.starts:
             await client.stop()
+
+    floor = await pygls_floor(args.starts)
 
     edits = keystrokes(lines, args.edits)
     latencies, cpu_times = await type_edits(client, uri, edits, 2, args.gap)
@@ -418,6 +441,7 @@ async def measure(args) -> dict:
         "startup_ms_median": statistics.median(startups) * 1000,
         "startup_ms_without_import_cache": uncached * 1000,
         "startup_cpu_ms_median": statistics.median(startup_cpu) * 1000,
+        "pygls_floor_ms": floor,
         "first_open_ms": statistics.median(first_opens) * 1000,
         "first_open_ms_each": [round(value * 1000, 1) for value in first_opens],
         "first_open_cpu_ms": statistics.median(first_open_cpu) * 1000,
@@ -460,6 +484,11 @@ def main() -> int:
         f"startup → initialize   {numbers['startup_ms_median']:.0f} ms (median of {args.starts}; "
         f"{numbers['startup_ms_without_import_cache']:.0f} ms without the import cache); "
         f"server CPU {numbers['startup_cpu_ms_median']:.0f} ms"
+    )
+    floor = numbers["pygls_floor_ms"]
+    print(
+        f"  an empty pygls server {floor['cached']:.0f} ms with our lsprotocol import cache "
+        f"({floor['uncached']:.0f} ms without); CPU {floor['cached_cpu']:.0f} ms"
     )
     each = ", ".join(f"{value:.0f}" for value in numbers["first_open_ms_each"])
     print(
@@ -509,8 +538,10 @@ def print_summary(numbers: dict, files: int) -> None:
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     print(f"summary ({cores} cores; load average 1/5/15 min {load['start']} at the start, "
           f"{load['end']} at the end):")  # fmt: skip
+    floor = numbers["pygls_floor_ms"]
     line("startup", numbers["startup_ms_median"], numbers["startup_cpu_ms_median"],
-         TARGETS_MS["startup"])  # fmt: skip
+         TARGETS_MS["startup"], f"; an empty pygls server: {floor['cached']:.1f} ms wall, "
+         f"CPU {floor['cached_cpu']:.1f} ms")  # fmt: skip
     line("first open", numbers["first_open_ms"], numbers["first_open_cpu_ms"],
          TARGETS_MS["first_open"])  # fmt: skip
     keys = numbers["keystroke_ms"]

@@ -27,6 +27,10 @@ def test_the_latency_benchmark_runs_and_reports_every_number():
         assert numbers[key] > 0
     assert 0 < numbers["keystroke_ms"]["p50"] <= numbers["keystroke_ms"]["max"]
     assert numbers["rss_mb"] > 10
+    # the floor under startup: a pygls server with nothing of ours answered `initialize`
+    floor = numbers["pygls_floor_ms"]
+    for key in ("cached", "uncached", "cached_cpu", "uncached_cpu"):
+        assert floor[key] > 0, key
     assert numbers["first_open_cpu_ms"] > 0 and numbers["keystroke_ms"]["cpu_p50"] > 0
     # typing into broken code: the first 30 edits hold versions that parse and some that do not
     typing = numbers["typing_into_broken_code_ms"]
