@@ -112,3 +112,19 @@ def test_server_startup_imports_no_torch():
     imported = {line.split("|")[-1].strip() for line in run.stderr.splitlines() if "|" in line}
     assert "autograd_lint.lsp.server" in imported
     assert not any(name == "torch" or name.startswith("torch.") for name in imported)
+
+
+def test_server_startup_leaves_the_runtime_and_notebooks_for_their_first_use():
+    # Runtime confirmation is opt-in and notebooks are opened by few sessions: their modules
+    # (and `statistics`, which the runtime's growth measure needs) are imported when first
+    # used, not in the ~20-40 ms of every start-up.
+    run = subprocess.run(
+        [sys.executable, "-c", "import sys; from autograd_lint.lsp import server; "
+         "server.create_server(); print('\\n'.join(sorted(sys.modules)))"],
+        capture_output=True, text=True, timeout=60, check=True,
+    )  # fmt: skip
+    imported = set(run.stdout.split())
+    assert "autograd_lint.lsp.confirm" in imported  # the list is real: registered, not run
+    assert "autograd_lint.lsp.notebooks" in imported
+    late = ("autograd_lint.runtime", "autograd_lint.notebook.", "statistics")
+    assert not sorted(name for name in imported if name.startswith(late))

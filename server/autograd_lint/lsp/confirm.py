@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import sys
 import uuid
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import attrs
 from lsprotocol import types
@@ -23,20 +25,21 @@ from lsprotocol import types
 from ..analysis.model import Finding, Span
 from ..fixes.lsp_actions import wanted_kind
 from ..rules import CONFIRMABLE  # the same codes as the command line's --confirm
-from ..runtime.discovery import runtime_findings, training_loops, without_duplicates
-from ..runtime.matching import GROWTH_CODES, verdict_for
-from ..runtime.runner import confirm_async
-from ..runtime.verdict import RuntimeOptions, RuntimeVerdict, format_verdict, refusal
-from ..runtime.warm import POOL as WARM_POOL
 from . import confirm_hover
 from .convert import SOURCE, LineIndex, to_diagnostic
 from .documents import Document
 
+if TYPE_CHECKING:
+    from ..runtime.verdict import RuntimeOptions, RuntimeVerdict
+
 CONFIRM_COMMAND = "autograd-lint.confirm"
 DISCOVER_TITLE = "Run at runtime: find failing backwards"
 # The findings a run answers: those it can stop (CONFIRMABLE) and growth it measures.
-RUN_CODES = CONFIRMABLE | GROWTH_CODES
+RUN_CODES = CONFIRMABLE | frozenset({"AG003", "AG004"})  # runtime.matching.GROWTH_CODES
 CREATE_PROGRESS_TIMEOUT_SECONDS = 5.0
+# The runtime's runner and warm children are imported by the first run or warm start, not
+# with the server (about 20 ms of its start-up, for what most sessions never use).
+WARM_MODULE = f"{__package__.rpartition('.')[0]}.runtime.warm"
 
 
 def verdict_key(finding: Finding, lines: LineIndex) -> tuple:
@@ -45,6 +48,8 @@ def verdict_key(finding: Finding, lines: LineIndex) -> tuple:
 
 
 def with_verdict(diagnostic: types.Diagnostic, verdict: RuntimeVerdict) -> types.Diagnostic:
+    from ..runtime.verdict import format_verdict
+
     message = f"{diagnostic.message}\n({format_verdict(verdict)})"
     if verdict.status == "not-reproduced":
         return attrs.evolve(
@@ -135,7 +140,9 @@ class Confirmations:
         changed, self._enabled = enabled != self._enabled, enabled
         # Whatever changed (enabled, trust, interpreter), no warm child outlives it: the
         # next lens starts one again where a run is still allowed.
-        WARM_POOL.close()
+        warm = sys.modules.get(WARM_MODULE)  # not imported: no run has started a child
+        if warm is not None:
+            warm.POOL.close()
         workspace = getattr(ls.client_capabilities, "workspace", None)
         refresh = getattr(getattr(workspace, "code_lens", None), "refresh_support", False)
         if changed and refresh and ls.settings_loaded.is_set():
@@ -163,6 +170,8 @@ class Confirmations:
         return self.server.client_settings(uri).runtime.enabled
 
     def refused(self, uri: str) -> dict | None:
+        from ..runtime.verdict import refusal
+
         settings = self.server.client_settings(uri)
         trusted, enabled = settings.workspace_trusted, settings.runtime.enabled
         text = refusal(enabled, trusted)
@@ -171,6 +180,8 @@ class Confirmations:
         return self._no(text, "untrusted" if not trusted else "disabled")
 
     def options(self, uri: str) -> RuntimeOptions:
+        from ..runtime.verdict import RuntimeOptions
+
         settings = self.server.client_settings(uri)
         runtime = settings.runtime
         # The editor's interpreter when it is one program (not e.g. `conda run ...`).
@@ -188,6 +199,8 @@ class Confirmations:
     def prestart(self, document: Document, replace: bool = False) -> None:
         """Starts a warm child for this file's next run (runtime/warm.py), only where a
         run is allowed: enabled, trusted, the file saved as shown."""
+        from ..runtime.verdict import refusal
+
         settings = self.server.client_settings(document.uri)
         # refusal() itself, not self.refused(): that one tells the user why, and a code-lens
         # request must not show a message.
@@ -195,6 +208,8 @@ class Confirmations:
             return
         options = self.options(document.uri)
         if options.warm and _not_runnable(document) is None:
+            from ..runtime.warm import POOL as WARM_POOL
+
             WARM_POOL.prestart(Path(document.path), options, replace=replace)
 
     async def run_command(self, *arguments) -> dict:
@@ -212,6 +227,8 @@ class Confirmations:
         await ls.settings_loaded.wait()
         ls.analyse(document)
         if request.get("discover"):  # a training loop's lens: run it, findings or not
+            from ..runtime.discovery import training_loops
+
             findings = [f for f in document.findings if f.code in RUN_CODES]
             if not training_loops(document.source) and not findings:
                 return self._no("no training loop to run in this file", "no finding")
@@ -243,6 +260,10 @@ class Confirmations:
             ls.log(f"runtime confirmation of {document.path} failed: {error!r}", "error")
             return self._no(f"runtime check failed: {error}", "error")
         self.prestart(document, replace=True)  # the run used up its warm child, if any
+        from ..runtime.discovery import runtime_findings, without_duplicates
+        from ..runtime.matching import verdict_for
+        from ..runtime.verdict import format_verdict
+
         verdicts = [verdict_for(finding, run) for finding in findings]
         for key, verdict in zip(keys, verdicts, strict=True):
             if verdict.status != "error":
@@ -270,6 +291,8 @@ class Confirmations:
         options = self.options(document.uri)
         what = "running the training loop" if discover else f"confirming {findings[0].code}"
         title = f"autograd-lint: {what} at runtime"
+        from ..runtime.runner import confirm_async
+
         async with _Progress(self.server, title, options.max_steps) as progress:
             (run,) = await confirm_async(
                 Path(document.path), [], options, on_event=progress.on_event
@@ -330,6 +353,8 @@ class Confirmations:
                 )
             )
         # A training loop no finding names: a run may still find what the analysis cannot.
+        from ..runtime.discovery import training_loops
+
         for line in training_loops(document.source):
             if any(anchor == line for anchor, _ in seen):
                 continue

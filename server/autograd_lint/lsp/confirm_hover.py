@@ -9,11 +9,12 @@ method) and appends this section when the cursor is on a finding with a verdict.
 from __future__ import annotations
 
 import base64
+from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from ..runtime.growth import growth
-from ..runtime.verdict import RuntimeVerdict, format_verdict
+if TYPE_CHECKING:  # the runtime is imported by the first run, not with the server
+    from ..runtime.verdict import RuntimeVerdict
 
 MAX_ROWS = 12  # steps shown in the table; the chart shows them all
 CHART_WIDTH, CHART_HEIGHT = 240, 60
@@ -21,6 +22,8 @@ CHART_WIDTH, CHART_HEIGHT = 240, 60
 
 def runtime_section(verdict: RuntimeVerdict, markdown: bool) -> str:
     """The hover's runtime part for one verdict."""
+    from ..runtime.verdict import format_verdict
+
     heading = "**At runtime:** " if markdown else "At runtime: "
     text = heading + format_verdict(verdict)
     steps = verdict.steps
@@ -54,6 +57,8 @@ def runtime_section(verdict: RuntimeVerdict, markdown: bool) -> str:
 
 def chart_svg(steps: list[dict]) -> str | None:
     """Nodes walked (solid) and kept (dashed) at each step, scaled to the largest."""
+    from ..runtime.growth import growth
+
     if len(steps) < 2:
         return None
     walked = [int(s.get("nodes") or 0) for s in steps]

@@ -13,17 +13,19 @@ from __future__ import annotations
 import asyncio
 import time
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
 from ..analysis import AnalysisCache
 from ..analysis.model import Finding, Position, Role
-from ..notebook.check import analyse, localize
-from ..notebook.program import Program, build_program
 from .convert import LineIndex, to_diagnostic
 from .documents import Document, split_lines, uri_to_path
 from .hover import hover_markdown
 from .settings import effective_settings
+
+if TYPE_CHECKING:  # the notebook analysis is imported by the first notebook, not at start-up
+    from ..notebook.program import Program
 
 # Markdown and raw cells are asked for too, though only Python ones are analysed: a client
 # syncs only the cells the selector names, and cell numbers count every cell (as Jupyter,
@@ -139,6 +141,9 @@ def analyse_notebook(ls, notebook: Notebook) -> bool:
     if not notebook.stale:
         return False
     notebook.stale = False
+    from ..notebook.check import analyse
+    from ..notebook.program import build_program
+
     document = ls.workspace.get_notebook_document(notebook_uri=notebook.uri)
     if document is None:
         return False
@@ -183,6 +188,8 @@ def analyse_notebook(ls, notebook: Notebook) -> bool:
 def _localize_all(notebook: Notebook, program: Program, findings: list[Finding]) -> list:
     """Each finding by cell; one whose cells start where they did is not localized again
     (a keystroke leaves most findings, and the cells they lie in, where they were)."""
+    from ..notebook.check import localize
+
     memo, notebook.localized = notebook.localized, {}
     out = []
     for finding in findings:

@@ -20,8 +20,6 @@ from typing import BinaryIO
 from pygls.exceptions import JsonRpcException
 from pygls.io_ import StdoutWriter
 
-from ..runtime import runner
-
 log = logging.getLogger(__name__)
 
 MAX_BODY_BYTES = 64 * 1024 * 1024  # a 5,000-line file opened is about 200 kB
@@ -171,7 +169,11 @@ def start_io(server, stdin: BinaryIO | None = None, stdout: BinaryIO | None = No
     finally:
         # A runtime confirmation still running is stopped (its script's process group
         # killed) before the thread pool is waited for: exit must not wait for the script.
-        runner.stop_all()
+        # The runner is imported by the first run or warm child (lsp/confirm.py): when it
+        # is not, there is nothing to stop.
+        runner = sys.modules.get(f"{__package__.rpartition('.')[0]}.runtime.runner")
+        if runner is not None:
+            runner.stop_all()
         server.shutdown()
 
 
