@@ -120,11 +120,11 @@ def confirm_check(
     `--confirm`: the files with AG001/AG002/AG007 (or AG003/AG004) findings (notebooks:
     AG001/AG002/AG007); `--confirm=always`: every one of `files` too.
     """
-    from .warm import POOL
-
     mode = getattr(args, "confirm", None)
     if not mode:
         return {}, []
+    from .warm import POOL  # with the runner and asyncio: imported only when a run is asked for
+
     options = options_from_args(args)
     verdicts, found = {}, []
     paths = {str(path): list(findings) for path, findings in findings_by_path.items()}
