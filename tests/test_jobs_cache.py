@@ -39,6 +39,28 @@ def test_two_jobs_print_exactly_what_one_job_prints(tmp_path):
     assert json.loads(as_json.stdout) == json.loads(again.stdout)
 
 
+def test_a_run_the_cache_answers_imports_no_engine_and_no_runtime(tmp_path):
+    """The analysis engine, the notebook checker and the runtime's runner are imported when
+    a file is analysed or a run asked for: a second run over an unchanged tree needs none
+    of them (they were about a tenth of its time)."""
+    root = tmp_path / "proj"
+    shutil.copytree(PROJECT, root)
+    shutil.copy(SAMPLES / "ag001_rnn_hidden_buggy.py", root / "alone.py")
+    shown = "import sys; from autograd_lint.cli import main; main(); "
+    shown += "print('|'.join(sorted(sys.modules)), file=sys.stderr)"
+    runs = [
+        subprocess.run([sys.executable, "-c", shown, "check", ".", "--jobs", "1"], cwd=root,
+                       capture_output=True, text=True, timeout=600)
+        for _ in range(2)
+    ]  # fmt: skip
+    first, second = (set(run.stderr.strip().rsplit("\n", 1)[-1].split("|")) for run in runs)
+    assert runs[0].stdout == runs[1].stdout and "AG001" in runs[1].stdout
+    assert "autograd_lint.analysis.engine" in first  # the list is real: that run analysed
+    late = {"autograd_lint.analysis.engine", "autograd_lint.notebook.check",
+            "autograd_lint.runtime.runner", "asyncio"}  # fmt: skip
+    assert not late & second
+
+
 @pytest.fixture
 def project(tmp_path, monkeypatch):
     """samples/project_stateful as a project of its own, plus a file that imports nothing

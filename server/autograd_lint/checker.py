@@ -16,7 +16,7 @@ import tokenize
 from collections.abc import Iterator
 from pathlib import Path
 
-from .analysis import Finding, Span, analyze
+from .analysis import Finding, Span
 from .analysis.library_layers import summaries_from, summaries_of
 from .analysis.suppress import filter_suppressed
 from .config import SYNTAX_ERROR_CODE, Settings
@@ -55,6 +55,8 @@ def check_source(
     try:
         # The libraries of the interpreter the workspace behind the resolver resolves into
         # (the editor's, `--python`), not the server's: what library layers keep.
+        from .analysis.engine import analyze  # not for a run the result cache answers
+
         with summaries_from(summaries_of(getattr(resolver, "__self__", None))):
             findings = analyze(source, path, cache=cache, resolver=resolver)
     except Exception:

@@ -27,7 +27,6 @@ from .config import (
 from .environment import find_python
 from .jobs import FileTask, check_files, default_jobs
 from .notebook import is_notebook
-from .notebook.check import check_notebook
 from .output import FORMATS, Report
 from .resolved_paths import FolderResolver
 from .rules import RULES
@@ -294,6 +293,8 @@ def _check_file(file: Path, settings: Settings, workspace: Workspace, fixes) -> 
     shown = _display_path(file)
     try:
         if is_notebook(file):  # cells as one program, findings by cell (notebook/)
+            from .notebook.check import check_notebook  # with the engine: when one is checked
+
             return check_notebook(
                 shown,
                 settings,

@@ -101,7 +101,7 @@ def test_an_internal_analysis_error_is_logged_and_keeps_the_diagnostics(monkeypa
         def broken(*args, **kwargs):
             raise RuntimeError("engine bug")
 
-        monkeypatch.setattr("autograd_lint.checker.analyze", broken)
+        monkeypatch.setattr("autograd_lint.analysis.engine.analyze", broken)
         document.set_text("def g(:\n    pass\n")
         document.version = 2
         server.analyse(document)
