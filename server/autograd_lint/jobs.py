@@ -82,6 +82,10 @@ def check_files(
         parts = [_check_some(tasks, check_one, cache, todo)]
     else:
         jobs = min(jobs, len(todo))
+        # The engine is imported with the first file analysed (a run the cache answers
+        # needs none): once here, shared by fork, rather than once in each worker.
+        from .analysis import engine  # noqa: F401
+
         costs = [_cost(tasks[i], data) for i, data in todo]
         bounds = _balanced_bounds(costs, jobs * CHUNKS_PER_JOB)
         runs = list(zip(bounds[:-1], bounds[1:]))
