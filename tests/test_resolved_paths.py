@@ -47,3 +47,22 @@ def test_a_file_made_a_link_later_in_a_run_is_followed(tmp_path):
     assert folders.resolve(first) == first.resolve()
     os.symlink(tmp_path / "target.py", second)  # links are asked of each file, not kept
     assert folders.resolve(second) == (tmp_path / "target.py").resolve()
+
+
+def test_a_path_asked_again_is_answered_without_the_file_system(tmp_path, monkeypatch):
+    # The CLI asks twice of every file (its identity, its cache entry): both get one answer.
+    (tmp_path / "a.py").write_text("")
+    folders = FolderResolver()
+    first = folders.resolve(tmp_path / "a.py")
+    asked: list[Path] = []
+    real_is_symlink = Path.is_symlink
+
+    def counting(self):
+        asked.append(self)
+        return real_is_symlink(self)
+
+    monkeypatch.setattr(Path, "is_symlink", counting)
+    assert folders.resolve(tmp_path / "a.py") == first == (tmp_path / "a.py").resolve()
+    assert asked == []
+    folders.resolve(tmp_path / "b.py")  # a path not asked before still is
+    assert asked == [tmp_path / "b.py"]
