@@ -202,3 +202,13 @@ def test_not_reproduced_downgrades_to_information():
     # Once the finding is gone the verdict is forgotten: it does not come back with it.
     assert verdicts.decorate(document, [], lines, []) == []
     assert verdicts.decorate(document, findings, lines, diagnostics) == diagnostics
+
+
+def test_the_codes_a_run_answers_are_the_runtimes_own():
+    # lsp/confirm.py spells the growth codes out so as not to import the runtime at start-up:
+    # they must stay the ones the runtime measures.
+    from autograd_lint.lsp.confirm import RUN_CODES
+    from autograd_lint.rules import CONFIRMABLE
+    from autograd_lint.runtime.matching import GROWTH_CODES
+
+    assert RUN_CODES == CONFIRMABLE | GROWTH_CODES
