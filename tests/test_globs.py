@@ -51,3 +51,25 @@ def test_the_texts_check_refuses_only_paths_the_states_refuse(anchored):
 )
 def test_the_required_texts_of_common_patterns(pattern, anchored, required):
     assert Glob(pattern, anchored).required == required
+
+
+@pytest.mark.parametrize("anchored", [True, False])
+def test_plain_text_patterns_answer_as_the_states_do_without_walking(anchored):
+    rng = random.Random(19)
+    literal_pieces = ["a", "b", "ab", "/", "."]
+    matched = 0
+    for _ in range(2000):
+        text = "".join(rng.choice(literal_pieces) for _ in range(rng.randint(0, 4)))
+        for pattern in (text, "**/" + text):
+            glob = Glob(pattern, anchored)
+            assert glob.literal == text  # taken without the walk
+            for _ in range(10):
+                path = random_path(rng)
+                if rng.random() < 0.3:  # a path that ends with the text, at some depth
+                    path = rng.choice(["", random_path(rng) + "/"]) + text
+                expected = glob.nfa_match(path)
+                assert glob.fullmatch(path) is expected, (pattern, anchored, path)
+                matched += expected
+    assert matched > 2000
+    assert Glob("build*", anchored).literal is None  # a wildcard: the states walk it
+    assert Glob("a/**", anchored).literal is None
