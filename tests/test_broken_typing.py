@@ -149,3 +149,50 @@ def test_a_keystroke_in_a_block_that_stays_broken_analyses_nothing_again():
     moved = analyze(shifted, "train.py", cache=cache)
     assert cache.stats["analyses_reused"] == before["analyses_reused"] + 1
     assert as_tuples(moved) == as_tuples(analyze(shifted, "train.py"))
+
+
+class _Summary:
+    """What a resolver gives for an imported module of the project: its key and names."""
+
+    def __init__(self, key):
+        self.key = key
+
+    def lookup(self, name):
+        return None
+
+
+def test_a_stays_broken_keystroke_builds_no_program_and_still_sees_an_import_change(
+    monkeypatch,
+):
+    from autograd_lint.analysis import engine
+
+    built = []
+    real_program = engine.Program
+
+    def counting_program(*args, **kwargs):
+        built.append(args[0])
+        return real_program(*args, **kwargs)
+
+    monkeypatch.setattr(engine, "Program", counting_program)
+    version = {"models": 1}
+
+    def resolver(module, level, path):
+        return _Summary(("models", version["models"])) if module == "models" else None
+
+    cache = AnalysisCache()
+    lines = ["from models import Net", *project(6)]
+    versions = list(typed_versions(lines, "def train_2(model, batches, optimizer):", "loss ="))
+    analyze(versions[25][1], "train.py", cache=cache, resolver=resolver)
+    fresh = as_tuples(analyze(versions[26][1], "train.py", resolver=resolver))
+    before, programs = dict(cache.stats), len(built)
+    findings = analyze(versions[26][1], "train.py", cache=cache, resolver=resolver)
+    assert cache.stats["analyses_reused"] == before["analyses_reused"] + 1
+    assert len(built) == programs  # the imports' key alone decided it
+    assert as_tuples(findings) == fresh
+    # models.py changed while the block stayed broken: analysed again, not reused
+    version["models"] = 2
+    analyze(versions[27][1], "train.py", cache=cache, resolver=resolver)
+    assert cache.stats["analyses_reused"] == before["analyses_reused"] + 1
+    assert len(built) == programs + 1
+    analyze(versions[28][1], "train.py", cache=cache, resolver=resolver)  # and then reused
+    assert cache.stats["analyses_reused"] == before["analyses_reused"] + 2

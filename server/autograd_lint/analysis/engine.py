@@ -31,7 +31,7 @@ from .interp import Interpreter
 from .model import Finding, Role, Severity, Span, Step
 from .nothing_to_check import parses_with_nothing_to_check
 from .parameter_classes import ClassTable, classes_signature, parameter_class
-from .program import Program, is_relevant, parameter_names
+from .program import Program, imports_key, is_relevant, parameter_names
 from .report import NOT_ANALYSED, RawFinding, Reporter
 from .values import EMPTY, Site
 
@@ -57,19 +57,21 @@ class AnalysisCache:
         self.stats = {"blocks_parsed": 0, "roots_run": 0, "roots_reused": 0, "analyses_reused": 0}
         self.last_analysis: tuple | None = None  # (what it analysed, its findings)
 
-    def _analysed(self, blocks: list[Block], program) -> tuple:
-        imports = program.imports_key if program is not None else None
-        return imports, tuple((block, block.start) for block in blocks if block.error is None)
+    @staticmethod
+    def _analysed(blocks: list[Block]) -> tuple:
+        return tuple((block, block.start) for block in blocks if block.error is None)
 
-    def unchanged_findings(self, blocks: list[Block], program) -> list[Finding] | None:
+    def unchanged_findings(self, blocks: list[Block], imports) -> list[Finding] | None:
         """The last analysis's findings (AG000s aside) when the blocks that parse are the
         very objects it analysed, at the same lines, and the imports resolve the same:
-        a keystroke in a block that stays broken changes nothing else to analyse."""
+        a keystroke in a block that stays broken changes nothing else to analyse.
+        `imports()`: the imports' key (None for a file with nothing to interpret), asked
+        only once the blocks are the same."""
         last = self.last_analysis
-        if last is None or last[0] != self._analysed(blocks, program):
+        if last is None or last[1] != self._analysed(blocks) or last[0] != imports():
             return None
         self.stats["analyses_reused"] += 1
-        return last[1]
+        return last[2]
 
     def parameter_classes_memo(self, classes: dict) -> weakref.WeakKeyDictionary:
         """Root tree -> its parameters' classes, kept while `classes` say the same."""
@@ -79,7 +81,8 @@ class AnalysisCache:
         return self.parameter_answers[1]
 
     def keep_findings(self, blocks: list[Block], program, findings: list[Finding]) -> None:
-        self.last_analysis = (self._analysed(blocks, program), findings)
+        imports = program.imports_key if program is not None else None
+        self.last_analysis = (imports, self._analysed(blocks), findings)
 
     def update_blocks(self, source: str, lines: list[str], path: str) -> list[Block]:
         old = self.lines
@@ -228,12 +231,18 @@ def analyze(
     if cut_off:
         findings.append(stopped_notice(len(lines) - 1, cut_off, path))
     notices = len(findings)
+    interpreted = is_relevant(source) or frameworks.may_be_driven(source)
+    if cache is not None:
+        # Before the program is built: a keystroke in a block that stays broken needs only
+        # the imports' key to know that the last findings still hold.
+        reused = cache.unchanged_findings(
+            blocks, lambda: imports_key(blocks, path, resolver) if interpreted else None
+        )
+        if reused is not None:
+            return sorted([*findings, *reused], key=Finding.sort_key)
     program = None
-    if is_relevant(source) or frameworks.may_be_driven(source):
+    if interpreted:
         program = Program(blocks, path, resolver, cache.definitions if cache else None)
-    reused = cache.unchanged_findings(blocks, program) if cache is not None else None
-    if reused is not None:
-        return sorted([*findings, *reused], key=Finding.sort_key)
     if program is not None:
         for raw in analyze_blocks(blocks, cache, program):
             if raw.site.block.path is None:  # a backward in another file is that file's

@@ -112,32 +112,7 @@ class Program:
         return Roles(self.module_code, self.functions, import_aliases(self.blocks))
 
     def bind_import(self, statement, site: Site) -> None:
-        """`from .models import Net` / `import models`: definitions of the project's files."""
-        if isinstance(statement, ast.ImportFrom):
-            summary = self.resolver(statement.module or "", statement.level, self.path)
-            if summary is None:
-                return
-            self.imported.append(summary)
-            for alias in statement.names:
-                found = summary.lookup(alias.name)
-                if found is None:  # `from pkg import submodule`
-                    prefix = f"{statement.module}." if statement.module else ""
-                    sub = self.resolver(prefix + alias.name, statement.level, self.path)
-                    if sub is not None:
-                        self.imported.append(sub)
-                        found = Binding(Val(frozenset(), NAMESPACE, sub), site)
-                if found is not None:
-                    self.definitions[alias.asname or alias.name] = found
-            return
-        for alias in statement.names:
-            summary = self.resolver(alias.name, 0, self.path)
-            if summary is None:
-                continue
-            self.imported.append(summary)
-            if alias.asname:
-                self.definitions[alias.asname] = Binding(Val(frozenset(), NAMESPACE, summary), site)
-            elif "." not in alias.name:
-                self.definitions[alias.name] = Binding(Val(frozenset(), NAMESPACE, summary), site)
+        bind_import(statement, site, self.resolver, self.path, self.imported, self.definitions)
 
     @property
     def imports_key(self) -> tuple:
@@ -219,6 +194,52 @@ class Program:
             if not grew:
                 break
         return [fn for fn in self.functions if id(fn) in relevant]
+
+
+def bind_import(statement, site: Site, resolver, path: str, imported: list, definitions: dict):
+    """`from .models import Net` / `import models`: definitions of the project's files (into
+    `definitions`), and the summaries the import reached (appended to `imported`)."""
+    if isinstance(statement, ast.ImportFrom):
+        summary = resolver(statement.module or "", statement.level, path)
+        if summary is None:
+            return
+        imported.append(summary)
+        for alias in statement.names:
+            found = summary.lookup(alias.name)
+            if found is None:  # `from pkg import submodule`
+                prefix = f"{statement.module}." if statement.module else ""
+                sub = resolver(prefix + alias.name, statement.level, path)
+                if sub is not None:
+                    imported.append(sub)
+                    found = Binding(Val(frozenset(), NAMESPACE, sub), site)
+            if found is not None:
+                definitions[alias.asname or alias.name] = found
+        return
+    for alias in statement.names:
+        summary = resolver(alias.name, 0, path)
+        if summary is None:
+            continue
+        imported.append(summary)
+        if alias.asname:
+            definitions[alias.asname] = Binding(Val(frozenset(), NAMESPACE, summary), site)
+        elif "." not in alias.name:
+            definitions[alias.name] = Binding(Val(frozenset(), NAMESPACE, summary), site)
+
+
+def imports_key(blocks: list[Block], path: str = "", resolver=None) -> tuple:
+    """`Program(blocks, path, resolver).imports_key` without the rest of the program: the
+    module-level imports of the blocks that parse, resolved in the same order (what a
+    keystroke in a block that stays broken asks, before anything else is worth building)."""
+    if resolver is None:
+        return ()
+    imported: list = []
+    for block in blocks:
+        if block.error is not None:
+            continue
+        for statement in block.statements:
+            if isinstance(statement, (ast.Import, ast.ImportFrom)):
+                bind_import(statement, Site(block, statement), resolver, path, imported, {})
+    return tuple(summary.key for summary in imported)
 
 
 def _definer_names(parts: BlockDefinitions) -> set[str]:
