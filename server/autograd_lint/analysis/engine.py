@@ -55,7 +55,8 @@ class AnalysisCache:
         # (a third of a keystroke's CPU in a 5,000-line file).
         self.parameter_answers: tuple = (None, weakref.WeakKeyDictionary())
         self.stats = {"blocks_parsed": 0, "roots_run": 0, "roots_reused": 0, "analyses_reused": 0}
-        self.last_analysis: tuple | None = None  # (what it analysed, its findings)
+        # (its imports' key, the blocks that parsed with their lines, its findings)
+        self.last_analysis: tuple | None = None
 
     @staticmethod
     def _analysed(blocks: list[Block]) -> tuple:

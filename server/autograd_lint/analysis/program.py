@@ -64,7 +64,8 @@ class Program:
             for name, binding in parts.bindings:
                 if binding is None:  # an import, resolved afresh: other files change
                     if resolver is not None:
-                        self.bind_import(name, Site(block, name))
+                        bind_import(name, Site(block, name), resolver, path,
+                                    self.imported, self.definitions)  # fmt: skip
                     continue
                 if binding.val.kind == CLASS:
                     defined_classes.append(binding.val.ref)
@@ -110,9 +111,6 @@ class Program:
     def roles(self) -> Roles:
         # Only the analysed file's program is asked: an imported module's summary never is.
         return Roles(self.module_code, self.functions, import_aliases(self.blocks))
-
-    def bind_import(self, statement, site: Site) -> None:
-        bind_import(statement, site, self.resolver, self.path, self.imported, self.definitions)
 
     @property
     def imports_key(self) -> tuple:

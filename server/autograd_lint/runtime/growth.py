@@ -101,7 +101,7 @@ def growth_json(steps: list[dict]) -> dict | None:
 def _typical_step(values: list[int]) -> float:
     """The median change from one step to the next: the first step often differs (an
     optimizer's first update makes weights require saving), the later ones repeat."""
-    import statistics  # with fractions and decimal, a tenth of the runtime's import
+    import statistics  # imports fractions and decimal (~8 ms): only once growth is measured
 
     return statistics.median(b - a for a, b in zip(values, values[1:], strict=False))
 
